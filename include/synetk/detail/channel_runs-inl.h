@@ -1,0 +1,94 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Per-target driver for elementwise layers with per-channel parameters.
+// Re-included once per Highway target.
+
+#if defined(SYNETK_DETAIL_CHANNEL_RUNS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SYNETK_DETAIL_CHANNEL_RUNS_INL_H_
+#undef SYNETK_DETAIL_CHANNEL_RUNS_INL_H_
+#else
+#define SYNETK_DETAIL_CHANNEL_RUNS_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include "synetk/detail/abi.h"
+#include "synetk/detail/elements-inl.h"
+#include "synetk/format.h"
+
+HWY_BEFORE_NAMESPACE();
+SYNETK_NAMESPACE_BEGIN
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Offset of element (c, s) in a tensor of `channels` x `spatial`.
+template <class Format>
+HWY_INLINE size_t Offset(size_t c, size_t s, size_t channels, size_t spatial) {
+  if constexpr (std::is_same_v<Format, Nchw>) {
+    (void)channels;
+    return c * spatial + s;
+  } else {
+    (void)spatial;
+    return s * channels + c;
+  }
+}
+
+// Visits the elements (c, s), c < channels, sBegin <= s < sEnd, in runs of
+// at most Lanes(df) elements that are contiguous in memory: along s for NCHW,
+// along c for NHWC. For each run it calls
+//   visit(c, s, count, p)
+// where (c, s) is the run's first element, count its length (Lanes(df) except
+// at the end of a row) and p[k] holds the K per-channel parameters
+// perChannel[k][c..] of the run's lanes (broadcast in NCHW, loaded in NHWC).
+template <class Format, size_t K, class DF, class Visit>
+HWY_INLINE void ForEachChannelRun(DF df, size_t channels, size_t spatial,
+                                  size_t sBegin, size_t sEnd,
+                                  const float* const* perChannel,
+                                  const Visit& visit) {
+  using V = hn::Vec<DF>;
+  const size_t N = hn::Lanes(df);
+  if constexpr (std::is_same_v<Format, Nchw>) {
+    (void)spatial;
+    for (size_t c = 0; c < channels; ++c) {
+      V p[K > 0 ? K : 1];
+      for (size_t k = 0; k < K; ++k) p[k] = hn::Set(df, perChannel[k][c]);
+      size_t s = sBegin;
+      for (; s + N <= sEnd; s += N) visit(c, s, N, p);
+      if (s < sEnd) visit(c, s, sEnd - s, p);
+    }
+  } else {
+    for (size_t s = sBegin; s < sEnd; ++s) {
+      size_t c = 0;
+      for (; c + N <= channels; c += N) {
+        V p[K > 0 ? K : 1];
+        for (size_t k = 0; k < K; ++k) p[k] = hn::LoadU(df, perChannel[k] + c);
+        visit(c, s, N, p);
+      }
+      if (c < channels) {
+        const size_t count = channels - c;
+        V p[K > 0 ? K : 1];
+        for (size_t k = 0; k < K; ++k) p[k] = LoadParamPartial(df, perChannel[k] + c, count);
+        visit(c, s, count, p);
+      }
+    }
+  }
+}
+
+// Loads/stores a run found by ForEachChannelRun: full vector or tail.
+template <typename T, class DF>
+HWY_INLINE hn::Vec<DF> LoadRun(DF df, const T* p, size_t count) {
+  return count == hn::Lanes(df) ? LoadF32(df, p) : LoadF32Partial(df, p, count);
+}
+template <typename T, class DF>
+HWY_INLINE void StoreRun(DF df, hn::Vec<DF> v, T* p, size_t count) {
+  if (count == hn::Lanes(df)) {
+    StoreF32(df, v, p);
+  } else {
+    StoreF32Partial(df, v, p, count);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+SYNETK_NAMESPACE_END
+HWY_AFTER_NAMESPACE();
+
+#endif  // toggle guard

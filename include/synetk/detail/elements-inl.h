@@ -1,0 +1,180 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Per-target element access: loading any element type into fp32 lanes and
+// storing fp32 lanes back, plus partial (tail) versions that never touch
+// memory past the last element. Re-included once per Highway target.
+
+#if defined(SYNETK_DETAIL_ELEMENTS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SYNETK_DETAIL_ELEMENTS_INL_H_
+#undef SYNETK_DETAIL_ELEMENTS_INL_H_
+#else
+#define SYNETK_DETAIL_ELEMENTS_INL_H_
+#endif
+
+#include <cstring>
+
+#include <hwy/highway.h>
+
+#include "synetk/detail/abi.h"
+#include "synetk/element.h"
+
+HWY_BEFORE_NAMESPACE();
+SYNETK_NAMESPACE_BEGIN
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Upper bound on lanes of any vector on this target, for stack buffers.
+template <typename T>
+inline constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(T);
+
+// Whether this target's f32 -> f16 demotion rounds to nearest even in
+// hardware (F16C, Arm FCVT). Highway 1.0.3 emulates it on the others by
+// truncation, which synetk does not accept.
+#undef SYNETK_HW_F16_RNE
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || \
+    HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_NEON ||  \
+    HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 ||      \
+    HWY_TARGET == HWY_SVE_256 || HWY_TARGET == HWY_SVE2_128
+#define SYNETK_HW_F16_RNE 1
+#else
+#define SYNETK_HW_F16_RNE 0
+#endif
+
+// fp32 bits -> bf16 bits, round to nearest even; NaN stays NaN (quieted).
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToBF16Bits(DF df,
+                                                           hn::Vec<DF> v) {
+  const hn::RebindToUnsigned<DF> du32;
+  const hn::RebindToSigned<DF> di32;
+  const hn::Rebind<uint16_t, DF> du16;
+  const auto bits = hn::BitCast(du32, v);
+  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1u));
+  const auto rounded = hn::Add(bits, hn::Add(hn::Set(du32, 0x7FFFu), lsb));
+  const auto quiet = hn::Or(bits, hn::Set(du32, 0x00400000u));
+  const auto isNaN = hn::RebindMask(du32, hn::Ne(v, v));
+  const auto out = hn::IfThenElse(isNaN, quiet, rounded);
+  (void)df;
+  return hn::DemoteTo(du16, hn::BitCast(di32, hn::ShiftRight<16>(out)));
+}
+
+// fp32 -> f16 bits, round to nearest even, overflow to infinity, NaN to a
+// quiet NaN. Integer-only method so that every target gives the same bits.
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToF16BitsEmulated(
+    DF df, hn::Vec<DF> v) {
+  const hn::RebindToUnsigned<DF> du32;
+  const hn::RebindToSigned<DF> di32;
+  const hn::Rebind<uint16_t, DF> du16;
+  const auto bits = hn::BitCast(du32, v);
+  const auto sign = hn::And(bits, hn::Set(du32, 0x80000000u));
+  const auto mag = hn::Xor(bits, sign);
+  const auto magI = hn::BitCast(di32, mag);  // < 2^31, so signed compare works
+  // Overflow (>= 65520 rounds up to inf), infinity, NaN.
+  const auto tooBig = hn::Gt(magI, hn::Set(di32, ((127 + 16) << 23) - 1));
+  const auto isNaN = hn::Gt(magI, hn::Set(di32, 255 << 23));
+  const auto big = hn::IfThenElse(hn::RebindMask(du32, isNaN),
+                                  hn::Set(du32, 0x7E00u), hn::Set(du32, 0x7C00u));
+  // Subnormal or zero results: adding 0.5 (as a float) aligns the mantissa so
+  // that the FPU does the rounding to nearest even for us.
+  const auto isSmall = hn::Lt(magI, hn::Set(di32, 113 << 23));
+  const auto magic = hn::Set(du32, ((127 - 15) + (23 - 10) + 1) << 23);
+  const auto smallF = hn::Add(hn::BitCast(df, mag), hn::BitCast(df, magic));
+  const auto small = hn::Sub(hn::BitCast(du32, smallF), magic);
+  // Normal results: rebias the exponent, round to nearest even on bit 13.
+  const auto odd = hn::And(hn::ShiftRight<13>(mag), hn::Set(du32, 1u));
+  const auto rebias = hn::Set(du32, static_cast<uint32_t>((15 - 127) << 23) + 0xFFFu);
+  const auto normal = hn::ShiftRight<13>(hn::Add(hn::Add(mag, rebias), odd));
+  auto out = hn::IfThenElse(hn::RebindMask(du32, isSmall), small, normal);
+  out = hn::IfThenElse(hn::RebindMask(du32, tooBig), big, out);
+  out = hn::Or(out, hn::ShiftRight<16>(sign));
+  return hn::DemoteTo(du16, hn::BitCast(di32, out));
+}
+
+// Loads Lanes(df) elements of T as fp32.
+template <typename T, class DF>
+HWY_INLINE hn::Vec<DF> LoadF32(DF df, const T* HWY_RESTRICT p) {
+  constexpr Encoding kEnc = ElementTraits<T>::kEncoding;
+  if constexpr (kEnc == Encoding::kFloat32) {
+    return hn::LoadU(df, reinterpret_cast<const float*>(p));
+  } else if constexpr (kEnc == Encoding::kBFloat16) {
+    const hn::Rebind<uint16_t, DF> du16;
+    const hn::RebindToUnsigned<DF> du32;
+    const auto h = hn::LoadU(du16, reinterpret_cast<const uint16_t*>(p));
+    return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, h)));
+  } else if constexpr (kEnc == Encoding::kFloat16) {
+    const hn::Rebind<hwy::float16_t, DF> df16;
+    return hn::PromoteTo(df, hn::LoadU(df16, reinterpret_cast<const hwy::float16_t*>(p)));
+  } else if constexpr (kEnc == Encoding::kUint8) {
+    const hn::Rebind<uint8_t, DF> du8;
+    const hn::RebindToSigned<DF> di32;
+    return hn::ConvertTo(df, hn::PromoteTo(di32, hn::LoadU(du8, reinterpret_cast<const uint8_t*>(p))));
+  } else if constexpr (kEnc == Encoding::kInt8) {
+    const hn::Rebind<int8_t, DF> di8;
+    const hn::RebindToSigned<DF> di32;
+    return hn::ConvertTo(df, hn::PromoteTo(di32, hn::LoadU(di8, reinterpret_cast<const int8_t*>(p))));
+  } else {
+    static_assert(kEnc == Encoding::kCodec);
+    HWY_ALIGN float buf[kMaxLanes<float>];
+    const size_t n = hn::Lanes(df);
+    for (size_t i = 0; i < n; ++i) buf[i] = ElementTraits<T>::ToFloat(p[i]);
+    return hn::Load(df, buf);
+  }
+}
+
+// Stores the fp32 lanes of v as Lanes(df) elements of T (float types only;
+// integer stores need a rounding rule and live with their layers).
+template <typename T, class DF>
+HWY_INLINE void StoreF32(DF df, hn::Vec<DF> v, T* HWY_RESTRICT p) {
+  constexpr Encoding kEnc = ElementTraits<T>::kEncoding;
+  if constexpr (kEnc == Encoding::kFloat32) {
+    hn::StoreU(v, df, reinterpret_cast<float*>(p));
+  } else if constexpr (kEnc == Encoding::kBFloat16) {
+    const hn::Rebind<uint16_t, DF> du16;
+    hn::StoreU(F32ToBF16Bits(df, v), du16, reinterpret_cast<uint16_t*>(p));
+  } else if constexpr (kEnc == Encoding::kFloat16) {
+#if SYNETK_HW_F16_RNE
+    const hn::Rebind<hwy::float16_t, DF> df16;
+    hn::StoreU(hn::DemoteTo(df16, v), df16, reinterpret_cast<hwy::float16_t*>(p));
+#else
+    const hn::Rebind<uint16_t, DF> du16;
+    hn::StoreU(F32ToF16BitsEmulated(df, v), du16, reinterpret_cast<uint16_t*>(p));
+#endif
+  } else {
+    static_assert(kEnc == Encoding::kCodec, "StoreF32 is for float element types");
+    HWY_ALIGN float buf[kMaxLanes<float>];
+    hn::Store(v, df, buf);
+    const size_t n = hn::Lanes(df);
+    for (size_t i = 0; i < n; ++i) p[i] = ElementTraits<T>::FromFloat(buf[i]);
+  }
+}
+
+// Tail versions: exactly `count` (< Lanes(df)) elements are read or written.
+// Highway 1.0.3's MaskedLoad reads the whole vector on SSE4 and older, so the
+// tail goes through a stack buffer instead.
+template <typename T, class DF>
+HWY_INLINE hn::Vec<DF> LoadF32Partial(DF df, const T* HWY_RESTRICT p,
+                                      size_t count) {
+  HWY_ALIGN T buf[kMaxLanes<float>] = {};
+  std::memcpy(buf, p, count * sizeof(T));
+  return LoadF32(df, buf);
+}
+
+template <typename T, class DF>
+HWY_INLINE void StoreF32Partial(DF df, hn::Vec<DF> v, T* HWY_RESTRICT p,
+                                size_t count) {
+  HWY_ALIGN T buf[kMaxLanes<float>];
+  StoreF32(df, v, buf);
+  std::memcpy(p, buf, count * sizeof(T));
+}
+
+// Per-channel parameters, fp32 always: partial load of `count` floats.
+template <class DF>
+HWY_INLINE hn::Vec<DF> LoadParamPartial(DF df, const float* HWY_RESTRICT p,
+                                        size_t count) {
+  return LoadF32Partial(df, p, count);
+}
+
+}  // namespace HWY_NAMESPACE
+SYNETK_NAMESPACE_END
+HWY_AFTER_NAMESPACE();
+
+#endif  // toggle guard

@@ -1,0 +1,121 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+#ifndef SYNETK_ELEMENT_H_
+#define SYNETK_ELEMENT_H_
+
+#include <cstdint>
+#include <type_traits>
+
+#include <hwy/base.h>
+
+namespace synetk {
+
+// How an element type is stored, as far as the kernels care. Float layers
+// compute in fp32; an element type only says how its values load into fp32
+// lanes and store back.
+enum class Encoding {
+  kFloat32,   // IEEE binary32
+  kBFloat16,  // upper half of a binary32; stores round to nearest even
+  kFloat16,   // IEEE binary16; stores round to nearest even
+  kUint8,     // integer layers (pooling max, quantization)
+  kInt8,
+  kCodec,     // user type converted by scalar ToFloat / FromFloat (see below)
+};
+
+// ElementTraits<T> is the customisation point for element types.
+//
+// Built in: float, hwy::bfloat16_t, hwy::float16_t, uint8_t, int8_t.
+//
+// A user type has two ways in:
+//  1. Same bits as a built-in type (a struct wrapping a bfloat16 pattern, say):
+//       template <> struct synetk::ElementTraits<MyBf16>
+//           : synetk::ElementTraits<hwy::bfloat16_t> {};
+//     The kernels then load and store it with the built-in vector code
+//     (sizeof and alignment must match; checked by static_assert).
+//  2. Any other encoding: give two scalar conversions,
+//       template <> struct synetk::ElementTraits<MyFixed> {
+//         static constexpr Encoding kEncoding = Encoding::kCodec;
+//         static float ToFloat(MyFixed v);
+//         static MyFixed FromFloat(float f);
+//       };
+//     The kernels convert a vector's worth of elements through a small
+//     aligned buffer; the arithmetic stays vectorized.
+template <typename T>
+struct ElementTraits;  // not defined: an unsupported type fails to compile
+
+template <>
+struct ElementTraits<float> {
+  static constexpr Encoding kEncoding = Encoding::kFloat32;
+  static constexpr const char* kName = "f32";
+};
+template <>
+struct ElementTraits<hwy::bfloat16_t> {
+  static constexpr Encoding kEncoding = Encoding::kBFloat16;
+  static constexpr const char* kName = "bf16";
+};
+template <>
+struct ElementTraits<hwy::float16_t> {
+  static constexpr Encoding kEncoding = Encoding::kFloat16;
+  static constexpr const char* kName = "f16";
+};
+template <>
+struct ElementTraits<uint8_t> {
+  static constexpr Encoding kEncoding = Encoding::kUint8;
+  static constexpr const char* kName = "u8";
+};
+template <>
+struct ElementTraits<int8_t> {
+  static constexpr Encoding kEncoding = Encoding::kInt8;
+  static constexpr const char* kName = "i8";
+};
+
+namespace detail {
+
+template <Encoding E>
+struct BuiltinOf;
+template <>
+struct BuiltinOf<Encoding::kFloat32> {
+  using type = float;
+};
+template <>
+struct BuiltinOf<Encoding::kBFloat16> {
+  using type = hwy::bfloat16_t;
+};
+template <>
+struct BuiltinOf<Encoding::kFloat16> {
+  using type = hwy::float16_t;
+};
+template <>
+struct BuiltinOf<Encoding::kUint8> {
+  using type = uint8_t;
+};
+template <>
+struct BuiltinOf<Encoding::kInt8> {
+  using type = int8_t;
+};
+
+// Element types whose values the float layers can hold.
+template <typename T>
+inline constexpr bool kIsFloatElement =
+    ElementTraits<T>::kEncoding == Encoding::kFloat32 ||
+    ElementTraits<T>::kEncoding == Encoding::kBFloat16 ||
+    ElementTraits<T>::kEncoding == Encoding::kFloat16 ||
+    ElementTraits<T>::kEncoding == Encoding::kCodec;
+
+// A user type that borrows a built-in encoding must have its layout.
+template <typename T>
+constexpr bool CheckElementLayout() {
+  constexpr Encoding e = ElementTraits<T>::kEncoding;
+  if constexpr (e != Encoding::kCodec) {
+    using B = typename BuiltinOf<e>::type;
+    static_assert(sizeof(T) == sizeof(B),
+                  "ElementTraits<T> borrows an encoding whose size differs");
+    static_assert(std::is_trivially_copyable_v<T>,
+                  "element types must be trivially copyable");
+  }
+  return true;
+}
+
+}  // namespace detail
+}  // namespace synetk
+
+#endif  // SYNETK_ELEMENT_H_

@@ -1,0 +1,206 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Fused activation layers (types 0, 1, 2, 3, 4, 8, 9): per-target kernels.
+// One body serves every target, element type and format. Public functors
+// are in fused.h.
+
+#ifndef SYNETK_OPS_FUSED_ARGS_
+#define SYNETK_OPS_FUSED_ARGS_
+#include <cstddef>
+
+#include "synetk/format.h"
+
+namespace synetk {
+namespace detail {
+
+// Everything a fused kernel needs, validated by the front-end. Unused fields
+// are null/zero. Work is [sBegin, sEnd) of the spatial positions.
+template <typename T>
+struct FusedArgs {
+  const T* src0 = nullptr;
+  const T* src1 = nullptr;           // type 8: second input; type 9: src1
+  const float* channel[3] = {};      // per-channel parameter arrays
+  float scalar[2] = {};              // parameters of which only [0] is used
+  size_t channels = 0;               // type 9: channels0
+  size_t channels1 = 0;              // type 9 only
+  size_t spatial = 0;
+  size_t sBegin = 0, sEnd = 0;
+  T* dst0 = nullptr;
+  T* dst1 = nullptr;                 // type 9: optional plain concatenation
+};
+
+template <int kType, typename T, class Format>
+struct FusedCfg {
+  static constexpr int type = kType;
+  using Elem = T;
+  using Fmt = Format;
+};
+
+}  // namespace detail
+}  // namespace synetk
+#endif  // SYNETK_OPS_FUSED_ARGS_
+
+#if defined(SYNETK_OPS_FUSED_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SYNETK_OPS_FUSED_INL_H_
+#undef SYNETK_OPS_FUSED_INL_H_
+#else
+#define SYNETK_OPS_FUSED_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include "synetk/detail/abi.h"
+#include "synetk/detail/channel_runs-inl.h"
+#include "synetk/detail/elements-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+SYNETK_NAMESPACE_BEGIN
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The activations. p[] are the per-channel parameters in lanes, q[] the
+// scalar ones; the expressions follow the specification term by term.
+template <int kType>
+struct FusedOp;
+
+template <>
+struct FusedOp<0> {  // x = src + bias; (x - |x|)*scale + max(0, x)
+  static constexpr size_t kChannelParams = 2;
+  template <class DF, class V>
+  HWY_INLINE V operator()(DF df, V src, const V* p, const V*) const {
+    const V x = hn::Add(src, p[0]);
+    return hn::MulAdd(hn::Sub(x, hn::Abs(x)), p[1], hn::Max(hn::Zero(df), x));
+  }
+};
+
+template <>
+struct FusedOp<1> {  // x = src + bias0; max(0, -x)*scale1 + bias1 + max(0, x)
+  static constexpr size_t kChannelParams = 3;
+  template <class DF, class V>
+  HWY_INLINE V operator()(DF df, V src, const V* p, const V*) const {
+    const V x = hn::Add(src, p[0]);
+    const V zero = hn::Zero(df);
+    return hn::Add(hn::MulAdd(hn::Max(zero, hn::Neg(x)), p[1], p[2]),
+                   hn::Max(zero, x));
+  }
+};
+
+template <>
+struct FusedOp<2> {  // x = src*scale + bias; max(0, x) + min(0, x)*slope
+  static constexpr size_t kChannelParams = 2;
+  template <class DF, class V>
+  HWY_INLINE V operator()(DF df, V src, const V* p, const V* q) const {
+    const V x = hn::MulAdd(src, p[0], p[1]);
+    const V zero = hn::Zero(df);
+    return hn::MulAdd(hn::Min(zero, x), q[0], hn::Max(zero, x));
+  }
+};
+
+template <>
+struct FusedOp<3> {  // x = src + bias; max(0, x) + min(0, x)*scale
+  static constexpr size_t kChannelParams = 2;
+  template <class DF, class V>
+  HWY_INLINE V operator()(DF df, V src, const V* p, const V*) const {
+    const V x = hn::Add(src, p[0]);
+    const V zero = hn::Zero(df);
+    return hn::MulAdd(hn::Min(zero, x), p[1], hn::Max(zero, x));
+  }
+};
+
+// Types 0-3: one input, one output of the same shape (in place allowed).
+template <int kType, typename T, class Format, class DF>
+HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
+  using V = hn::Vec<DF>;
+  constexpr size_t K = FusedOp<kType>::kChannelParams;
+  const V q[1] = {hn::Set(df, a.scalar[0])};
+  const FusedOp<kType> op;
+  ForEachChannelRun<Format, K>(
+      df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel,
+      [&](size_t c, size_t s, size_t count, const V* p) HWY_ATTR {
+        const size_t o = Offset<Format>(c, s, a.channels, a.spatial);
+        StoreRun(df, op(df, LoadRun(df, a.src0 + o, count), p, q), a.dst0 + o, count);
+      });
+}
+
+// Type 4: dst holds 2*channels channels: max(0, x) with x = src + bias0[c],
+// then max(0, x*scale1[0] + bias1[0]).
+template <typename T, class Format, class DF>
+HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
+  using V = hn::Vec<DF>;
+  const V scale1 = hn::Set(df, a.scalar[0]);
+  const V bias1 = hn::Set(df, a.scalar[1]);
+  const V zero = hn::Zero(df);
+  const size_t C = a.channels, S = a.spatial;
+  ForEachChannelRun<Format, 1>(
+      df, C, S, a.sBegin, a.sEnd, a.channel,
+      [&](size_t c, size_t s, size_t count, const V* p) HWY_ATTR {
+        const V x = hn::Add(LoadRun(df, a.src0 + Offset<Format>(c, s, C, S), count), p[0]);
+        StoreRun(df, hn::Max(zero, x), a.dst0 + Offset<Format>(c, s, 2 * C, S), count);
+        StoreRun(df, hn::Max(zero, hn::MulAdd(x, scale1, bias1)),
+                 a.dst0 + Offset<Format>(c + C, s, 2 * C, S), count);
+      });
+}
+
+// Type 8: dst = src0 + src1*src2[c] (dst may be src0 or src1).
+template <typename T, class Format, class DF>
+HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
+  using V = hn::Vec<DF>;
+  ForEachChannelRun<Format, 1>(
+      df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel,
+      [&](size_t c, size_t s, size_t count, const V* p) HWY_ATTR {
+        const size_t o = Offset<Format>(c, s, a.channels, a.spatial);
+        const V x0 = LoadRun(df, a.src0 + o, count);
+        const V x1 = LoadRun(df, a.src1 + o, count);
+        StoreRun(df, hn::MulAdd(x1, p[0], x0), a.dst0 + o, count);
+      });
+}
+
+// Type 9: channel concatenation of src0 and src1; dst0 gets
+// max(0, v*scale[c] + bias[c]) with c the output channel, dst1 (optional) the
+// plain concatenation.
+template <typename T, class Format, class DF>
+HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
+  using V = hn::Vec<DF>;
+  const V zero = hn::Zero(df);
+  const size_t C = a.channels + a.channels1, S = a.spatial;
+  const T* const srcs[2] = {a.src0, a.src1};
+  const size_t counts[2] = {a.channels, a.channels1};
+  size_t base = 0;
+  for (size_t i = 0; i < 2; ++i) {
+    const T* src = srcs[i];
+    const size_t Ci = counts[i];
+    const float* const params[2] = {a.channel[0] + base, a.channel[1] + base};
+    ForEachChannelRun<Format, 2>(
+        df, Ci, S, a.sBegin, a.sEnd, params,
+        [&](size_t c, size_t s, size_t count, const V* p) HWY_ATTR {
+          const V v = LoadRun(df, src + Offset<Format>(c, s, Ci, S), count);
+          const size_t o = Offset<Format>(base + c, s, C, S);
+          StoreRun(df, hn::Max(zero, hn::MulAdd(v, p[0], p[1])), a.dst0 + o, count);
+          if (a.dst1 != nullptr) StoreRun(df, v, a.dst1 + o, count);
+        });
+    base += Ci;
+  }
+}
+
+// The dispatched entry point, one instance per (type, element, format).
+template <class Cfg>
+void FusedKernel(const detail::FusedArgs<typename Cfg::Elem>& a) {
+  using T = typename Cfg::Elem;
+  using Format = typename Cfg::Fmt;
+  const hn::ScalableTag<float> df;
+  if constexpr (Cfg::type <= 3) {
+    FusedUnary<Cfg::type, T, Format>(df, a);
+  } else if constexpr (Cfg::type == 4) {
+    Fused4<T, Format>(df, a);
+  } else if constexpr (Cfg::type == 8) {
+    Fused8<T, Format>(df, a);
+  } else {
+    static_assert(Cfg::type == 9, "fused types are 0, 1, 2, 3, 4, 8, 9");
+    Fused9<T, Format>(df, a);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+SYNETK_NAMESPACE_END
+HWY_AFTER_NAMESPACE();
+
+#endif  // toggle guard

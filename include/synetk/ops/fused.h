@@ -1,0 +1,260 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Fused activation layers: public functors. Included by synetk.h after every
+// target's kernels exist (HWY_ONCE); do not include directly.
+#ifndef SYNETK_OPS_FUSED_H_
+#define SYNETK_OPS_FUSED_H_
+
+#include "synetk/detail/check.h"
+#include "synetk/detail/dispatch.h"
+#include "synetk/element.h"
+#include "synetk/format.h"
+#include "synetk/range.h"
+
+SYNETK_NAMESPACE_BEGIN
+namespace impl {
+
+// Shared validation; returns the element count of one input tensor.
+inline size_t CheckFusedShape(const char* layer, size_t channels,
+                              size_t spatial, size_t elemBytes) {
+  CheckPositive(layer, "channels", channels);
+  CheckPositive(layer, "spatial", spatial);
+  const size_t n = CheckedProduct(layer, "channels*spatial", {channels, spatial});
+  CheckedBytes(layer, "channels*spatial", n, 2 * elemBytes);  // type 4 writes 2n
+  return n;
+}
+
+inline void ClampRange(const char* layer, Range& part, size_t spatial) {
+  if (part.end > spatial) part.end = spatial;
+  if (part.begin > part.end) Fail(layer, "part.begin", part.begin, "<= part.end and <= spatial");
+}
+
+template <int kType, typename T, class Format>
+inline void RunFused(FusedArgs<T>& a, Range part, const char* layer) {
+  static_assert(kIsFormat<Format>, "Format must be synetk::Nchw or synetk::Nhwc");
+  static_assert(kIsFloatElement<T>, "fused layers take float element types");
+  static_assert(CheckElementLayout<T>());
+  ClampRange(layer, part, a.spatial);
+  if (part.begin == part.end) return;
+  a.sBegin = part.begin;
+  a.sEnd = part.end;
+  using Cfg = FusedCfg<kType, T, Format>;
+  SYNETK_DISPATCH(FusedKernel<Cfg>)(a);
+}
+
+}  // namespace impl
+
+/// Fused layer type 0. For each channel c and position s:
+///   x = src + bias[c]; dst = (x - |x|)*scale[c] + max(0, x).
+/// In place (dst == src) is allowed. `part` selects spatial positions.
+template <typename T, class Format>
+struct FusedLayer0 {
+  static constexpr const char* kLayer = "FusedLayer0";
+  void operator()(const T* src, const float* bias, const float* scale,
+                  size_t channels, size_t spatial, T* dst,
+                  Range part = Range::All()) const {
+    using namespace impl;
+    const size_t n = CheckFusedShape(kLayer, channels, spatial, sizeof(T));
+    CheckNotNull(kLayer, "src", src);
+    CheckNotNull(kLayer, "bias", bias);
+    CheckNotNull(kLayer, "scale", scale);
+    CheckNotNull(kLayer, "dst", dst);
+    CheckNoPartialOverlap(kLayer, "dst", dst, n * sizeof(T), "src", src, n * sizeof(T), true);
+    FusedArgs<T> a;
+    a.src0 = src;
+    a.channel[0] = bias;
+    a.channel[1] = scale;
+    a.channels = channels;
+    a.spatial = spatial;
+    a.dst0 = dst;
+    RunFused<0, T, Format>(a, part, kLayer);
+  }
+};
+
+/// Fused layer type 1. x = src + bias0[c];
+///   dst = max(0, -x)*scale1[c] + bias1[c] + max(0, x). In place allowed.
+template <typename T, class Format>
+struct FusedLayer1 {
+  static constexpr const char* kLayer = "FusedLayer1";
+  void operator()(const T* src, const float* bias0, const float* scale1,
+                  const float* bias1, size_t channels, size_t spatial, T* dst,
+                  Range part = Range::All()) const {
+    using namespace impl;
+    const size_t n = CheckFusedShape(kLayer, channels, spatial, sizeof(T));
+    CheckNotNull(kLayer, "src", src);
+    CheckNotNull(kLayer, "bias0", bias0);
+    CheckNotNull(kLayer, "scale1", scale1);
+    CheckNotNull(kLayer, "bias1", bias1);
+    CheckNotNull(kLayer, "dst", dst);
+    CheckNoPartialOverlap(kLayer, "dst", dst, n * sizeof(T), "src", src, n * sizeof(T), true);
+    FusedArgs<T> a;
+    a.src0 = src;
+    a.channel[0] = bias0;
+    a.channel[1] = scale1;
+    a.channel[2] = bias1;
+    a.channels = channels;
+    a.spatial = spatial;
+    a.dst0 = dst;
+    RunFused<1, T, Format>(a, part, kLayer);
+  }
+};
+
+/// Fused layer type 2. x = src*scale[c] + bias[c];
+///   dst = max(0, x) + min(0, x)*slope[0]. In place allowed.
+template <typename T, class Format>
+struct FusedLayer2 {
+  static constexpr const char* kLayer = "FusedLayer2";
+  void operator()(const T* src, const float* scale, const float* bias,
+                  size_t channels, size_t spatial, const float* slope, T* dst,
+                  Range part = Range::All()) const {
+    using namespace impl;
+    const size_t n = CheckFusedShape(kLayer, channels, spatial, sizeof(T));
+    CheckNotNull(kLayer, "src", src);
+    CheckNotNull(kLayer, "scale", scale);
+    CheckNotNull(kLayer, "bias", bias);
+    CheckNotNull(kLayer, "slope", slope);
+    CheckNotNull(kLayer, "dst", dst);
+    CheckNoPartialOverlap(kLayer, "dst", dst, n * sizeof(T), "src", src, n * sizeof(T), true);
+    FusedArgs<T> a;
+    a.src0 = src;
+    a.channel[0] = scale;
+    a.channel[1] = bias;
+    a.scalar[0] = slope[0];
+    a.channels = channels;
+    a.spatial = spatial;
+    a.dst0 = dst;
+    RunFused<2, T, Format>(a, part, kLayer);
+  }
+};
+
+/// Fused layer type 3. x = src + bias[c]; dst = max(0, x) + min(0, x)*scale[c]
+/// (a per-channel PReLU after a bias). In place allowed.
+template <typename T, class Format>
+struct FusedLayer3 {
+  static constexpr const char* kLayer = "FusedLayer3";
+  void operator()(const T* src, const float* scale, const float* bias,
+                  size_t channels, size_t spatial, T* dst,
+                  Range part = Range::All()) const {
+    using namespace impl;
+    const size_t n = CheckFusedShape(kLayer, channels, spatial, sizeof(T));
+    CheckNotNull(kLayer, "src", src);
+    CheckNotNull(kLayer, "scale", scale);
+    CheckNotNull(kLayer, "bias", bias);
+    CheckNotNull(kLayer, "dst", dst);
+    CheckNoPartialOverlap(kLayer, "dst", dst, n * sizeof(T), "src", src, n * sizeof(T), true);
+    FusedArgs<T> a;
+    a.src0 = src;
+    a.channel[0] = bias;
+    a.channel[1] = scale;
+    a.channels = channels;
+    a.spatial = spatial;
+    a.dst0 = dst;
+    RunFused<3, T, Format>(a, part, kLayer);
+  }
+};
+
+/// Fused layer type 4. dst has 2*channels channels: the first `channels`
+/// hold max(0, x) with x = src + bias0[c], the next max(0, x*scale1[0] +
+/// bias1[0]). dst must not overlap src.
+template <typename T, class Format>
+struct FusedLayer4 {
+  static constexpr const char* kLayer = "FusedLayer4";
+  void operator()(const T* src, const float* bias0, const float* scale1,
+                  const float* bias1, size_t channels, size_t spatial, T* dst,
+                  Range part = Range::All()) const {
+    using namespace impl;
+    const size_t n = CheckFusedShape(kLayer, channels, spatial, sizeof(T));
+    CheckNotNull(kLayer, "src", src);
+    CheckNotNull(kLayer, "bias0", bias0);
+    CheckNotNull(kLayer, "scale1", scale1);
+    CheckNotNull(kLayer, "bias1", bias1);
+    CheckNotNull(kLayer, "dst", dst);
+    CheckNoPartialOverlap(kLayer, "dst", dst, 2 * n * sizeof(T), "src", src, n * sizeof(T), false);
+    FusedArgs<T> a;
+    a.src0 = src;
+    a.channel[0] = bias0;
+    a.scalar[0] = scale1[0];
+    a.scalar[1] = bias1[0];
+    a.channels = channels;
+    a.spatial = spatial;
+    a.dst0 = dst;
+    RunFused<4, T, Format>(a, part, kLayer);
+  }
+};
+
+/// Fused layer type 8. dst = src0 + src1*src2[c]. dst may be src0 or src1.
+template <typename T, class Format>
+struct FusedLayer8 {
+  static constexpr const char* kLayer = "FusedLayer8";
+  void operator()(const T* src0, const T* src1, const float* src2,
+                  size_t channels, size_t spatial, T* dst,
+                  Range part = Range::All()) const {
+    using namespace impl;
+    const size_t n = CheckFusedShape(kLayer, channels, spatial, sizeof(T));
+    CheckNotNull(kLayer, "src0", src0);
+    CheckNotNull(kLayer, "src1", src1);
+    CheckNotNull(kLayer, "src2", src2);
+    CheckNotNull(kLayer, "dst", dst);
+    const size_t bytes = n * sizeof(T);
+    CheckNoPartialOverlap(kLayer, "dst", dst, bytes, "src0", src0, bytes, true);
+    CheckNoPartialOverlap(kLayer, "dst", dst, bytes, "src1", src1, bytes, true);
+    FusedArgs<T> a;
+    a.src0 = src0;
+    a.src1 = src1;
+    a.channel[0] = src2;
+    a.channels = channels;
+    a.spatial = spatial;
+    a.dst0 = dst;
+    RunFused<8, T, Format>(a, part, kLayer);
+  }
+};
+
+/// Fused layer type 9. Concatenates src0 (channels0) and src1 (channels1)
+/// along channels: dst0 = max(0, v*scale[c] + bias[c]) with c the output
+/// channel; dst1, when not null, receives the plain concatenation. Outputs
+/// must not overlap the inputs or each other.
+template <typename T, class Format>
+struct FusedLayer9 {
+  static constexpr const char* kLayer = "FusedLayer9";
+  void operator()(const T* src0, const T* src1, const float* scale,
+                  const float* bias, size_t channels0, size_t channels1,
+                  size_t spatial, T* dst0, T* dst1,
+                  Range part = Range::All()) const {
+    using namespace impl;
+    CheckPositive(kLayer, "channels0", channels0);
+    CheckPositive(kLayer, "channels1", channels1);
+    size_t channels;
+    if (__builtin_add_overflow(channels0, channels1, &channels)) {
+      Fail(kLayer, "channels0+channels1", "overflow", "a sum that fits in size_t");
+    }
+    const size_t n = CheckFusedShape(kLayer, channels, spatial, sizeof(T));
+    CheckNotNull(kLayer, "src0", src0);
+    CheckNotNull(kLayer, "src1", src1);
+    CheckNotNull(kLayer, "scale", scale);
+    CheckNotNull(kLayer, "bias", bias);
+    CheckNotNull(kLayer, "dst0", dst0);
+    const size_t b = n * sizeof(T), b0 = channels0 * spatial * sizeof(T),
+                 b1 = channels1 * spatial * sizeof(T);
+    CheckNoPartialOverlap(kLayer, "dst0", dst0, b, "src0", src0, b0, false);
+    CheckNoPartialOverlap(kLayer, "dst0", dst0, b, "src1", src1, b1, false);
+    if (dst1 != nullptr) {
+      CheckNoPartialOverlap(kLayer, "dst1", dst1, b, "src0", src0, b0, false);
+      CheckNoPartialOverlap(kLayer, "dst1", dst1, b, "src1", src1, b1, false);
+      CheckNoPartialOverlap(kLayer, "dst1", dst1, b, "dst0", dst0, b, false);
+    }
+    FusedArgs<T> a;
+    a.src0 = src0;
+    a.src1 = src1;
+    a.channel[0] = scale;
+    a.channel[1] = bias;
+    a.channels = channels0;
+    a.channels1 = channels1;
+    a.spatial = spatial;
+    a.dst0 = dst0;
+    a.dst1 = dst1;
+    RunFused<9, T, Format>(a, part, kLayer);
+  }
+};
+
+SYNETK_NAMESPACE_END
+
+#endif  // SYNETK_OPS_FUSED_H_

@@ -1,0 +1,23 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+#ifndef SYNETK_RANGE_H_
+#define SYNETK_RANGE_H_
+
+#include <cstddef>
+#include <limits>
+
+namespace synetk {
+
+// A part of a layer's work, for engines that split a layer across threads:
+// [begin, end) along the axis each layer documents (spatial positions for the
+// fused layers). The parts of a split give results bit-identical to one call.
+// The default covers everything.
+struct Range {
+  size_t begin = 0;
+  size_t end = std::numeric_limits<size_t>::max();
+
+  static constexpr Range All() { return {}; }
+};
+
+}  // namespace synetk
+
+#endif  // SYNETK_RANGE_H_

@@ -1,0 +1,27 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// The umbrella header: include this one. It compiles every layer for every
+// Highway target (foreach_target.h re-includes synetk-inl.h per target) and
+// then declares the public functors.
+//
+// Highway's foreach_target.h can drive only one HWY_TARGET_INCLUDE per
+// translation unit. If your TU already uses foreach_target.h for its own
+// code, include "synetk/synetk-inl.h" from your per-target file and
+// "synetk/api.h" after it instead of this header.
+#ifndef SYNETK_SYNETK_H_
+#define SYNETK_SYNETK_H_
+
+#include "synetk/element.h"
+#include "synetk/error.h"
+#include "synetk/format.h"
+#include "synetk/range.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "synetk/synetk-inl.h"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
+#include "synetk/synetk-inl.h"
+#include "synetk/api.h"
+
+#endif  // SYNETK_SYNETK_H_

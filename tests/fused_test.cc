@@ -1,0 +1,352 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Fused layers (types 0, 1, 2, 3, 4, 8, 9) against the scalar reference, on
+// every SIMD target, both formats, f32/bf16/f16, with guard zones.
+#include "synetk/simd.h"
+#include "synetk/synetk.h"
+
+#include "harness.h"
+#include "reference/fused_ref.h"
+
+#include <climits>
+
+namespace {
+
+using namespace synetk_test;
+using hwy::bfloat16_t;
+using hwy::float16_t;
+
+const int kTypes[] = {0, 1, 2, 3, 4, 8, 9};
+
+// The inputs of one fused call, in the element type under test.
+template <typename T>
+struct Case {
+  int type;
+  size_t C, S, C1;  // C1: type 9's channels1
+  std::vector<T> src0, src1;
+  std::vector<float> p0, p1, p2;  // per-channel parameters (C or C+C1 entries)
+  float slope, scale1, bias1;
+
+  size_t OutChannels() const { return type == 4 ? 2 * C : type == 9 ? C + C1 : C; }
+  size_t OutSize() const { return OutChannels() * S; }
+};
+
+template <typename T>
+Case<T> MakeCase(int type, size_t C, size_t S) {
+  Case<T> k;
+  k.type = type;
+  k.C = C;
+  k.S = S;
+  k.C1 = type == 9 ? (C % 5) + 1 : 0;
+  const size_t P = C + k.C1;
+  k.src0 = RandomElems<T>(C * S);
+  k.src1 = RandomElems<T>((type == 9 ? k.C1 : C) * S);
+  k.p0 = RandomFloats(P);
+  k.p1 = RandomFloats(P);
+  k.p2 = RandomFloats(P);
+  k.slope = RandomFloats(1)[0];
+  k.scale1 = RandomFloats(1)[0];
+  k.bias1 = RandomFloats(1)[0];
+  return k;
+}
+
+// Runs the library on a case; src/dst are the caller's buffers.
+template <typename T, class F>
+void RunLibrary(const Case<T>& k, const T* src0, const T* src1, T* dst, T* dst1,
+                synetk::Range part = synetk::Range::All()) {
+  const float *p0 = k.p0.data(), *p1 = k.p1.data(), *p2 = k.p2.data();
+  switch (k.type) {
+    case 0: synetk::FusedLayer0<T, F>()(src0, p0, p1, k.C, k.S, dst, part); break;
+    case 1: synetk::FusedLayer1<T, F>()(src0, p0, p1, p2, k.C, k.S, dst, part); break;
+    case 2: synetk::FusedLayer2<T, F>()(src0, p0, p1, k.C, k.S, &k.slope, dst, part); break;
+    case 3: synetk::FusedLayer3<T, F>()(src0, p0, p1, k.C, k.S, dst, part); break;
+    case 4: synetk::FusedLayer4<T, F>()(src0, p0, &k.scale1, &k.bias1, k.C, k.S, dst, part); break;
+    case 8: synetk::FusedLayer8<T, F>()(src0, src1, p0, k.C, k.S, dst, part); break;
+    case 9: synetk::FusedLayer9<T, F>()(src0, src1, p0, p1, k.C, k.C1, k.S, dst, dst1, part); break;
+    default: FAIL("no fused type " << k.type);
+  }
+}
+
+template <typename T>
+std::vector<float> ToFloats(const std::vector<T>& v) {
+  std::vector<float> f(v.size());
+  for (size_t i = 0; i < v.size(); ++i) f[i] = TestElem<T>::ToFloat(v[i]);
+  return f;
+}
+
+template <typename T>
+synetk_ref::Out Reference(const Case<T>& k, bool nhwc, std::vector<float>& plain) {
+  const auto s0 = ToFloats(k.src0), s1 = ToFloats(k.src1);
+  const float *p0 = k.p0.data(), *p1 = k.p1.data(), *p2 = k.p2.data();
+  switch (k.type) {
+    case 0: return synetk_ref::Fused0(s0, p0, p1, k.C, k.S, nhwc);
+    case 1: return synetk_ref::Fused1(s0, p0, p1, p2, k.C, k.S, nhwc);
+    case 2: return synetk_ref::Fused2(s0, p0, p1, k.C, k.S, &k.slope, nhwc);
+    case 3: return synetk_ref::Fused3(s0, p0, p1, k.C, k.S, nhwc);
+    case 4: return synetk_ref::Fused4(s0, p0, &k.scale1, &k.bias1, k.C, k.S, nhwc);
+    case 8: return synetk_ref::Fused8(s0, s1, p0, k.C, k.S, nhwc);
+    default: return synetk_ref::Fused9(s0, s1, p0, p1, k.C, k.C1, k.S, nhwc, plain);
+  }
+}
+
+// Tolerance: a few fp32 roundings of the terms, plus one ulp of T (the
+// kernel's fp32 value may sit on the other side of T's rounding boundary).
+template <typename T>
+void CheckAgainstReference(const std::vector<T>& got, const synetk_ref::Out& ref,
+                           const char* what) {
+  REQUIRE(got.size() == ref.val.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double g = TestElem<T>::ToFloat(got[i]);
+    const double r = ref.val[i];
+    const double tol = 4.0 * std::ldexp(1.0, -24) * ref.mag[i] +
+                       TestElem<T>::kUlp * std::fabs(r) + 1e-30;
+    if (!(std::fabs(g - r) <= tol)) {
+      FAIL(what << ": element " << i << " got " << g << " expected " << r << " (tol " << tol << ")");
+    }
+  }
+}
+
+template <typename T>
+std::vector<T> Transpose(const std::vector<T>& v, size_t C, size_t S, bool toNhwc) {
+  std::vector<T> out(v.size());
+  for (size_t c = 0; c < C; ++c)
+    for (size_t s = 0; s < S; ++s) {
+      if (toNhwc) out[s * C + c] = v[c * S + s];
+      else out[c * S + s] = v[s * C + c];
+    }
+  return out;
+}
+
+template <typename T>
+bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+// One format: run, check guards, compare with the reference; returns dst.
+template <typename T, class F>
+std::vector<T> RunAndCheck(const Case<T>& k) {
+  constexpr bool nhwc = std::is_same_v<F, synetk::Nhwc>;
+  Guarded<T> src0(k.src0.size()), src1(k.src1.size()), dst(k.OutSize()), dst1(k.OutSize());
+  src0.Fill(k.src0);
+  src1.Fill(k.src1);
+  RunLibrary<T, F>(k, src0.data(), src1.data(), dst.data(), k.type == 9 ? dst1.data() : nullptr);
+  REQUIRE(dst.GuardsIntact());
+  REQUIRE(dst1.GuardsIntact());
+  REQUIRE(SameBits(src0.ToVector(), k.src0));  // inputs untouched
+  std::vector<float> plain;
+  const auto ref = Reference(k, nhwc, plain);
+  CheckAgainstReference(dst.ToVector(), ref, F::kName);
+  if (k.type == 9) {
+    const auto got = ToFloats(dst1.ToVector());
+    REQUIRE(got == plain);
+  }
+  return dst.ToVector();
+}
+
+// Case given in NCHW; NHWC runs the transposed inputs and must give the
+// transposed outputs bit for bit.
+template <typename T>
+void CheckCase(Case<T> k) {
+  INFO("type " << k.type << " " << TestElem<T>::kName << " C=" << k.C << " S=" << k.S << " C1=" << k.C1);
+  const auto nchw = RunAndCheck<T, synetk::Nchw>(k);
+  Case<T> t = k;
+  t.src0 = Transpose(k.src0, k.C, k.S, true);
+  t.src1 = Transpose(k.src1, k.type == 9 ? k.C1 : k.C, k.S, true);
+  const auto nhwc = RunAndCheck<T, synetk::Nhwc>(t);
+  REQUIRE(SameBits(nhwc, Transpose(nchw, k.OutChannels(), k.S, true)));
+}
+
+TEMPLATE_TEST_CASE("fused layers match the reference on every target", "[fused]", float,
+                   bfloat16_t, float16_t) {
+  SYNETK_FOR_EACH_TARGET([] {
+    for (int type : kTypes) {
+      for (size_t C : EdgeSizes())
+        for (size_t S : {1, 3, 8, 15, 16, 17, 33, 49}) CheckCase(MakeCase<TestType>(type, C, S));
+      for (size_t S : EdgeSizes()) CheckCase(MakeCase<TestType>(type, 3, S));
+      CheckCase(MakeCase<TestType>(type, 64, 56 * 3));  // realistic
+      CheckCase(MakeCase<TestType>(type, 24, 75));
+    }
+  });
+}
+
+TEMPLATE_TEST_CASE("fused layers run in place and in parts", "[fused]", float, bfloat16_t) {
+  SYNETK_FOR_EACH_TARGET([] {
+    for (int type : kTypes) {
+      for (const bool nhwc : {false, true}) {
+        auto k = MakeCase<TestType>(type, 19, 23);
+        auto run = [&](const TestType* s0, const TestType* s1, TestType* d, TestType* d1,
+                       synetk::Range part) {
+          if (nhwc) RunLibrary<TestType, synetk::Nhwc>(k, s0, s1, d, d1, part);
+          else RunLibrary<TestType, synetk::Nchw>(k, s0, s1, d, d1, part);
+        };
+        std::vector<TestType> whole(k.OutSize()), whole1(k.OutSize());
+        run(k.src0.data(), k.src1.data(), whole.data(), whole1.data(), synetk::Range::All());
+        // Parts: three uneven ranges of spatial positions.
+        std::vector<TestType> parts(k.OutSize()), parts1(k.OutSize());
+        for (auto r : {synetk::Range{0, 5}, synetk::Range{5, 6}, synetk::Range{6, 23}})
+          run(k.src0.data(), k.src1.data(), parts.data(), parts1.data(), r);
+        REQUIRE(SameBits(parts, whole));
+        if (type == 9) REQUIRE(SameBits(parts1, whole1));
+        // In place: every type whose output has the input's shape.
+        if (type <= 3 || type == 8) {
+          auto inplace = k.src0;
+          run(inplace.data(), k.src1.data(), inplace.data(), nullptr, synetk::Range::All());
+          REQUIRE(SameBits(inplace, whole));
+        }
+        if (type == 8) {
+          auto inplace = k.src1;
+          run(k.src0.data(), inplace.data(), inplace.data(), nullptr, synetk::Range::All());
+          REQUIRE(SameBits(inplace, whole));
+        }
+      }
+    }
+  });
+}
+
+TEST_CASE("fused compatibility entry points match the functors", "[fused][simd]") {
+  using namespace synetk::simd;
+  const size_t C = 5, C1 = 3, S = 21;
+  auto k = MakeCase<float>(9, C, S);
+  std::vector<float> a(2 * (C + C1) * S), b(a.size()), a1(a.size());
+  for (const auto format : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+    const bool nhwc = format == SimdTensorFormatNhwc;
+    auto both = [&](auto functor, auto compat) {
+      std::fill(a.begin(), a.end(), 0.0f);
+      std::fill(b.begin(), b.end(), 0.0f);
+      if (nhwc) functor(synetk::Nhwc());
+      else functor(synetk::Nchw());
+      compat();
+      REQUIRE(a == b);
+    };
+    const float *s0 = k.src0.data(), *s1 = k.src1.data(), *p0 = k.p0.data(), *p1 = k.p1.data(),
+                *p2 = k.p2.data();
+    both([&](auto f) { synetk::FusedLayer0<float, decltype(f)>()(s0, p0, p1, C, S, a.data()); },
+         [&] { SimdSynetFusedLayerForward0(s0, p0, p1, C, S, b.data(), format); });
+    both([&](auto f) { synetk::FusedLayer1<float, decltype(f)>()(s0, p0, p1, p2, C, S, a.data()); },
+         [&] { SimdSynetFusedLayerForward1(s0, p0, p1, p2, C, S, b.data(), format); });
+    both([&](auto f) { synetk::FusedLayer2<float, decltype(f)>()(s0, p0, p1, C, S, p2, a.data()); },
+         [&] { SimdSynetFusedLayerForward2(s0, p0, p1, C, S, p2, b.data(), format); });
+    both([&](auto f) { synetk::FusedLayer3<float, decltype(f)>()(s0, p0, p1, C, S, a.data()); },
+         [&] { SimdSynetFusedLayerForward3(s0, p0, p1, C, S, b.data(), format); });
+    both([&](auto f) { synetk::FusedLayer4<float, decltype(f)>()(s0, p0, p1, p2, C, S, a.data()); },
+         [&] { SimdSynetFusedLayerForward4(s0, p0, p1, p2, C, S, b.data(), format); });
+    both([&](auto f) { synetk::FusedLayer8<float, decltype(f)>()(s0, s0, p0, C, S, a.data()); },
+         [&] { SimdSynetFusedLayerForward8(s0, s0, p0, C, S, b.data(), format); });
+    both([&](auto f) {
+           synetk::FusedLayer9<float, decltype(f)>()(s0, s1, p0, p1, C, C1, S, a.data(), a1.data());
+         },
+         [&] { SimdSynetFusedLayerForward9(s0, s1, p0, p1, C, C1, S, b.data(), nullptr, format); });
+  }
+  // The plain numbers of the original enums.
+  STATIC_REQUIRE(SimdTensorFormatNchw == 0);
+  STATIC_REQUIRE(SimdTensorFormatNhwc == 1);
+  STATIC_REQUIRE(SimdTensorData32f == 0);
+  STATIC_REQUIRE(SimdTensorData8u == 3);
+  STATIC_REQUIRE(SimdTensorData16b == 7);
+  STATIC_REQUIRE(SimdTensorData16f == 8);
+  STATIC_REQUIRE(SimdTrue == 1);
+}
+
+// Every bad-input class: the call throws synetk::Error naming the parameter
+// and leaves dst as it was.
+TEST_CASE("fused layers reject bad input", "[fused][errors]") {
+  using synetk::Nchw;
+  const size_t C = 4, S = 6, n = C * S;
+  std::vector<float> src(4 * n, 1.0f), p(16, 1.0f), dst(4 * n, 7.0f);
+  const float* s = src.data();
+  const float* q = p.data();
+  float* d = dst.data();
+  auto expectError = [&](auto&& call, const std::string& needle) {
+    std::fill(dst.begin(), dst.end(), 7.0f);
+    try {
+      call();
+      FAIL("no synetk::Error; expected one naming " << needle);
+    } catch (const synetk::Error& e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).find(needle) != std::string::npos);
+    }
+    CHECK(std::all_of(dst.begin(), dst.end(), [](float v) { return v == 7.0f; }));
+  };
+  synetk::FusedLayer0<float, Nchw> f0;
+  synetk::FusedLayer2<float, Nchw> f2;
+  synetk::FusedLayer4<float, Nchw> f4;
+  synetk::FusedLayer8<float, Nchw> f8;
+  synetk::FusedLayer9<float, Nchw> f9;
+  expectError([&] { f0(nullptr, q, q, C, S, d); }, "FusedLayer0: src = null");
+  expectError([&] { f0(s, nullptr, q, C, S, d); }, "bias = null");
+  expectError([&] { f0(s, q, nullptr, C, S, d); }, "scale = null");
+  expectError([&] { f0(s, q, q, C, S, nullptr); }, "dst = null");
+  expectError([&] { f0(s, q, q, 0, S, d); }, "channels = 0");
+  expectError([&] { f0(s, q, q, C, 0, d); }, "spatial = 0");
+  expectError([&] { f0(s, q, q, SIZE_MAX / 2, 3, d); }, "channels*spatial");
+  expectError([&] { f0(s, q, q, SIZE_MAX / 64, 3, d); }, "channels*spatial");
+  expectError([&] { f0(d + 1, q, q, C, S, d); }, "dst =");
+  expectError([&] { f0(s, q, q, C, S, d, synetk::Range{4, 2}); }, "part.begin");
+  expectError([&] { f2(s, q, q, C, S, nullptr, d); }, "slope = null");
+  expectError([&] { f4(d, q, q, q, C, S, d); }, "FusedLayer4: dst");  // in place is not allowed
+  expectError([&] { f8(s, nullptr, q, C, S, d); }, "src1 = null");
+  expectError([&] { f8(s, d + 3, q, C, S, d); }, "same buffer as src1 or disjoint");
+  expectError([&] { f9(s, s, q, q, 0, 2, S, d, nullptr); }, "channels0 = 0");
+  expectError([&] { f9(s, s, q, q, 2, 0, S, d, nullptr); }, "channels1 = 0");
+  expectError([&] { f9(s, s, q, q, SIZE_MAX, 2, S, d, nullptr); }, "channels0+channels1");
+  expectError([&] { f9(s, s, q, q, 2, 2, S, d, d + 5); }, "dst1");
+  expectError([&] { synetk::simd::SimdSynetFusedLayerForward0(s, q, q, C, S, d, synetk::simd::SimdTensorFormatType(7)); },
+              "format = 7");
+}
+
+// Custom element types: one borrowing bfloat16's encoding, one with its own
+// scalar codec (Q8.8 fixed point).
+struct MyBf16 {
+  uint16_t bits;
+};
+struct Fixed88 {
+  int16_t raw;
+};
+
+}  // namespace
+
+template <>
+struct synetk::ElementTraits<MyBf16> : synetk::ElementTraits<hwy::bfloat16_t> {};
+template <>
+struct synetk::ElementTraits<Fixed88> {
+  static constexpr Encoding kEncoding = Encoding::kCodec;
+  static float ToFloat(Fixed88 v) { return v.raw / 256.0f; }
+  static Fixed88 FromFloat(float f) {
+    const float r = std::nearbyint(std::clamp(f * 256.0f, -32768.0f, 32767.0f));
+    return Fixed88{static_cast<int16_t>(r)};
+  }
+};
+
+TEST_CASE("fused layers accept user element types", "[fused][custom]") {
+  SYNETK_FOR_EACH_TARGET([] {
+    const size_t C = 7, S = 37;
+    for (const bool nhwc : {false, true}) {
+      auto k = MakeCase<bfloat16_t>(3, C, S);
+      std::vector<MyBf16> src(C * S), dst(C * S);
+      std::memcpy(src.data(), k.src0.data(), src.size() * 2);
+      std::vector<bfloat16_t> expect(C * S);
+      if (nhwc) {
+        synetk::FusedLayer3<MyBf16, synetk::Nhwc>()(src.data(), k.p1.data(), k.p0.data(), C, S, dst.data());
+        synetk::FusedLayer3<bfloat16_t, synetk::Nhwc>()(k.src0.data(), k.p1.data(), k.p0.data(), C, S, expect.data());
+      } else {
+        synetk::FusedLayer3<MyBf16, synetk::Nchw>()(src.data(), k.p1.data(), k.p0.data(), C, S, dst.data());
+        synetk::FusedLayer3<bfloat16_t, synetk::Nchw>()(k.src0.data(), k.p1.data(), k.p0.data(), C, S, expect.data());
+      }
+      REQUIRE(std::memcmp(dst.data(), expect.data(), dst.size() * 2) == 0);
+
+      // Fixed88 against the reference evaluated on the decoded inputs.
+      std::vector<Fixed88> fsrc(C * S), fdst(C * S);
+      std::vector<float> fin(C * S);
+      for (size_t i = 0; i < fsrc.size(); ++i) {
+        fsrc[i].raw = static_cast<int16_t>(static_cast<int>(Rng()() % 2048) - 1024);
+        fin[i] = fsrc[i].raw / 256.0f;
+      }
+      if (nhwc) synetk::FusedLayer3<Fixed88, synetk::Nhwc>()(fsrc.data(), k.p1.data(), k.p0.data(), C, S, fdst.data());
+      else synetk::FusedLayer3<Fixed88, synetk::Nchw>()(fsrc.data(), k.p1.data(), k.p0.data(), C, S, fdst.data());
+      const auto ref = synetk_ref::Fused3(fin, k.p1.data(), k.p0.data(), C, S, nhwc);
+      for (size_t i = 0; i < fdst.size(); ++i) {
+        INFO("element " << i);
+        REQUIRE(std::fabs(fdst[i].raw / 256.0 - ref.val[i]) <= 0.5 / 256 + 1e-6);
+      }
+    }
+  });
+}
