@@ -1,0 +1,77 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Benchmark helpers: every case is timed against memcpy of the same bytes in
+// the same run, interleaved iteration by iteration so that noise from the
+// shared machine hits both alike.
+#ifndef SYNETK_BENCH_BENCH_UTIL_H_
+#define SYNETK_BENCH_BENCH_UTIL_H_
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <hwy/base.h>
+
+namespace synetk_bench {
+
+// Bytes the layer must read and write. memcpy of (read + written) / 2 bytes
+// moves the same traffic (it reads and writes each byte once).
+struct Traffic {
+  size_t read = 0, written = 0;
+  size_t Total() const { return read + written; }
+};
+
+template <typename T>
+std::vector<T> Random(size_t n, float lo = -2.0f, float hi = 2.0f) {
+  static std::mt19937 rng(7);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<T> v(n);
+  for (auto& x : v) {
+    if constexpr (std::is_same_v<T, float>) x = d(rng);
+    else if constexpr (std::is_integral_v<T>) x = static_cast<T>(rng());
+    else x = hwy::BF16FromF32(d(rng));  // any 16-bit pattern of a value
+  }
+  return v;
+}
+
+// Runs `layer` under Google Benchmark's manual timing and, between its
+// iterations, memcpy of the same traffic. Counters:
+//   memcpy_ratio = median memcpy time / median layer time (>= 1: as fast)
+template <class Layer>
+void TimeAgainstMemcpy(benchmark::State& state, Traffic traffic, Layer&& layer) {
+  using Clock = std::chrono::steady_clock;
+  const size_t copyBytes = std::max<size_t>(traffic.Total() / 2, 1);
+  std::vector<uint8_t> from(copyBytes, 1), to(copyBytes, 0);
+  std::vector<double> tLayer, tCopy;
+  layer();  // warm up caches and dispatch
+  std::memcpy(to.data(), from.data(), copyBytes);
+  for (auto _ : state) {
+    const auto t0 = Clock::now();
+    layer();
+    const auto t1 = Clock::now();
+    std::memcpy(to.data(), from.data(), copyBytes);
+    benchmark::ClobberMemory();
+    const auto t2 = Clock::now();
+    const double l = std::chrono::duration<double>(t1 - t0).count();
+    tLayer.push_back(l);
+    tCopy.push_back(std::chrono::duration<double>(t2 - t1).count());
+    state.SetIterationTime(l);
+  }
+  auto median = [](std::vector<double>& v) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  };
+  const double ml = median(tLayer), mc = median(tCopy);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * traffic.Total()));
+  state.counters["memcpy_ratio"] = mc / ml;
+  state.counters["layer_us"] = ml * 1e6;
+  state.counters["memcpy_us"] = mc * 1e6;
+}
+
+}  // namespace synetk_bench
+
+#endif  // SYNETK_BENCH_BENCH_UTIL_H_
