@@ -1,0 +1,2 @@
+#define TU_ENTRY RunDefaultA
+#include "tu_body.h"

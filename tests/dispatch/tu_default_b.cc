@@ -1,0 +1,2 @@
+#define TU_ENTRY RunDefaultB
+#include "tu_body.h"
