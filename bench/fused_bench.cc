@@ -46,7 +46,9 @@ void FusedArgs(benchmark::internal::Benchmark* b) {
   b->ArgNames({"type", "C", "HW", "nhwc"});
   for (int type : {0, 1, 2, 3, 4, 8, 9})
     for (int nhwc : {0, 1})
-      for (auto [c, hw] : {std::pair{64, 56 * 56}, std::pair{256, 28 * 28}}) b->Args({type, c, hw, nhwc});
+      for (auto [c, hw] : {std::pair{32, 16 * 16}, std::pair{64, 56 * 56}, std::pair{256, 28 * 28},
+                            std::pair{24, 75 * 75}, std::pair{256, 112 * 112}})
+        b->Args({type, c, hw, nhwc});
   b->UseManualTime();
 }
 

@@ -39,7 +39,12 @@ HWY_INLINE size_t Offset(size_t c, size_t s, size_t channels, size_t spatial) {
 // where (c, s) is the run's first element, count its length (Lanes(df) except
 // at the end of a row) and p[k] holds the K per-channel parameters
 // perChannel[k][c..] of the run's lanes (broadcast in NCHW, loaded in NHWC).
-template <class Format, size_t K, class DF, class Visit>
+//
+// With `overlapTail` (only for layers that never run in place), an NHWC row
+// of at least Lanes(df) channels ends with a full vector that overlaps the
+// previous one instead of a partial one: the overlapped lanes are recomputed
+// from unchanged inputs and stored again with the same values.
+template <class Format, size_t K, bool overlapTail = false, class DF, class Visit>
 HWY_INLINE void ForEachChannelRun(DF df, size_t channels, size_t spatial,
                                   size_t sBegin, size_t sEnd,
                                   const float* const* perChannel,
@@ -52,6 +57,10 @@ HWY_INLINE void ForEachChannelRun(DF df, size_t channels, size_t spatial,
       V p[K > 0 ? K : 1];
       for (size_t k = 0; k < K; ++k) p[k] = hn::Set(df, perChannel[k][c]);
       size_t s = sBegin;
+      for (; s + 2 * N <= sEnd; s += 2 * N) {
+        visit(c, s, N, p);
+        visit(c, s + N, N, p);
+      }
       for (; s + N <= sEnd; s += N) visit(c, s, N, p);
       if (s < sEnd) visit(c, s, sEnd - s, p);
     }
@@ -64,13 +73,67 @@ HWY_INLINE void ForEachChannelRun(DF df, size_t channels, size_t spatial,
         visit(c, s, N, p);
       }
       if (c < channels) {
-        const size_t count = channels - c;
         V p[K > 0 ? K : 1];
-        for (size_t k = 0; k < K; ++k) p[k] = LoadParamPartial(df, perChannel[k] + c, count);
-        visit(c, s, count, p);
+        if (overlapTail && channels >= N) {
+          c = channels - N;
+          for (size_t k = 0; k < K; ++k) p[k] = hn::LoadU(df, perChannel[k] + c);
+          visit(c, s, N, p);
+        } else {
+          const size_t count = channels - c;
+          for (size_t k = 0; k < K; ++k) p[k] = LoadParamPartial(df, perChannel[k] + c, count);
+          visit(c, s, count, p);
+        }
       }
     }
   }
+}
+
+// Largest NHWC channel count for which ForEachElementwise streams the tensor
+// as one flat array (its cyclic parameter copies live on the stack).
+inline constexpr size_t kMaxFlatChannels = 1024;
+
+// For layers whose output has the input's shape (offsets are shared): visits
+// the elements of spatial positions [sBegin, sEnd) in runs of at most
+// Lanes(df) contiguous elements, calling visit(offset, count, p) with p[k]
+// the per-channel parameters of the run's lanes.
+//
+// NHWC is streamed as one flat array whatever the channel count, so a small
+// or odd C costs no partial vector per pixel: the parameters are copied once
+// into cyclic arrays (ext[i] = param[i % C]) and each run reads them at its
+// channel phase.
+template <class Format, size_t K, class DF, class Visit>
+HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
+                                   size_t sBegin, size_t sEnd,
+                                   const float* const* perChannel,
+                                   const Visit& visit) {
+  using V = hn::Vec<DF>;
+  const size_t N = hn::Lanes(df);
+  if constexpr (std::is_same_v<Format, Nhwc>) {
+    if (channels <= kMaxFlatChannels && K > 0) {
+      HWY_ALIGN float ext[K > 0 ? K : 1][kMaxFlatChannels + kMaxLanes<float>];
+      for (size_t k = 0; k < K; ++k)
+        for (size_t i = 0; i < channels + N; ++i) ext[k][i] = perChannel[k][i % channels];
+      const size_t step = N % channels;
+      const size_t end = sEnd * channels;
+      size_t o = sBegin * channels, phase = 0;
+      V p[K > 0 ? K : 1];
+      for (; o + N <= end; o += N) {
+        for (size_t k = 0; k < K; ++k) p[k] = hn::LoadU(df, ext[k] + phase);
+        visit(o, N, p);
+        phase += step;
+        if (phase >= channels) phase -= channels;
+      }
+      if (o < end) {
+        for (size_t k = 0; k < K; ++k) p[k] = hn::LoadU(df, ext[k] + phase);
+        visit(o, end - o, p);
+      }
+      return;
+    }
+  }
+  ForEachChannelRun<Format, K>(df, channels, spatial, sBegin, sEnd, perChannel,
+                               [&](size_t c, size_t s, size_t count, const V* p) HWY_ATTR {
+                                 visit(Offset<Format>(c, s, channels, spatial), count, p);
+                               });
 }
 
 // Loads/stores a run found by ForEachChannelRun: full vector or tail.

@@ -89,81 +89,146 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToF16BitsEmulated(
   return hn::DemoteTo(du16, hn::BitCast(di32, out));
 }
 
+// Lane type in which an element type's bits are loaded.
+template <typename T, Encoding E = ElementTraits<T>::kEncoding>
+struct RawLaneOf {
+  using type = typename detail::BuiltinOf<E>::type;
+};
+template <typename T>
+struct RawLaneOf<T, Encoding::kBFloat16> {
+  using type = uint16_t;
+};
+template <typename T>
+using RawLane = typename RawLaneOf<T>::type;
+
+// Whether this target has masked loads/stores that never touch the masked-off
+// lanes' memory, for lanes of `bytes` bytes. Elsewhere tails go through a
+// stack buffer (Highway 1.0.3's MaskedLoad reads the whole vector there).
+template <size_t bytes>
+inline constexpr bool kFaultFreeMasked =
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    true;
+#elif HWY_TARGET == HWY_AVX2
+    bytes >= 4;
+#else
+    false;
+#endif
+
+// Exactly `count` (< Lanes(d)) lanes are read; the others are zero.
+template <class D>
+HWY_INLINE hn::Vec<D> LoadLanesPartial(D d, const hn::TFromD<D>* HWY_RESTRICT p, size_t count) {
+  using L = hn::TFromD<D>;
+  if constexpr (kFaultFreeMasked<sizeof(L)>) {
+    return hn::MaskedLoad(hn::FirstN(d, count), d, p);
+  } else {
+    HWY_ALIGN L buf[kMaxLanes<L>] = {};
+    std::memcpy(buf, p, count * sizeof(L));
+    return hn::Load(d, buf);
+  }
+}
+
+// Exactly `count` (< Lanes(d)) lanes are written.
+template <class D>
+HWY_INLINE void StoreLanesPartial(D d, hn::Vec<D> v, hn::TFromD<D>* HWY_RESTRICT p, size_t count) {
+  using L = hn::TFromD<D>;
+  if constexpr (kFaultFreeMasked<sizeof(L)>) {
+    hn::BlendedStore(v, hn::FirstN(d, count), d, p);
+  } else {
+    HWY_ALIGN L buf[kMaxLanes<L>];
+    hn::Store(v, d, buf);
+    std::memcpy(p, buf, count * sizeof(L));
+  }
+}
+
+// Raw lanes of T -> fp32.
+template <typename T, class DF, class VR>
+HWY_INLINE hn::Vec<DF> DecodeF32(DF df, VR raw) {
+  constexpr Encoding kEnc = ElementTraits<T>::kEncoding;
+  if constexpr (kEnc == Encoding::kFloat32) {
+    return raw;
+  } else if constexpr (kEnc == Encoding::kBFloat16) {
+    const hn::RebindToUnsigned<DF> du32;
+    return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, raw)));
+  } else if constexpr (kEnc == Encoding::kFloat16) {
+    return hn::PromoteTo(df, raw);
+  } else {
+    static_assert(kEnc == Encoding::kUint8 || kEnc == Encoding::kInt8);
+    const hn::RebindToSigned<DF> di32;
+    return hn::ConvertTo(df, hn::PromoteTo(di32, raw));
+  }
+}
+
+// fp32 -> raw lanes of T, rounding to nearest even (float types only;
+// integer stores need a rounding rule and live with their layers).
+template <typename T, class DF>
+HWY_INLINE auto EncodeF32(DF df, hn::Vec<DF> v) {
+  constexpr Encoding kEnc = ElementTraits<T>::kEncoding;
+  if constexpr (kEnc == Encoding::kFloat32) {
+    return v;
+  } else if constexpr (kEnc == Encoding::kBFloat16) {
+    return F32ToBF16Bits(df, v);
+  } else {
+    static_assert(kEnc == Encoding::kFloat16, "EncodeF32 is for float element types");
+#if SYNETK_HW_F16_RNE
+    return hn::DemoteTo(hn::Rebind<hwy::float16_t, DF>(), v);
+#else
+    return hn::BitCast(hn::Rebind<hwy::float16_t, DF>(), F32ToF16BitsEmulated(df, v));
+#endif
+  }
+}
+
 // Loads Lanes(df) elements of T as fp32.
 template <typename T, class DF>
 HWY_INLINE hn::Vec<DF> LoadF32(DF df, const T* HWY_RESTRICT p) {
-  constexpr Encoding kEnc = ElementTraits<T>::kEncoding;
-  if constexpr (kEnc == Encoding::kFloat32) {
-    return hn::LoadU(df, reinterpret_cast<const float*>(p));
-  } else if constexpr (kEnc == Encoding::kBFloat16) {
-    const hn::Rebind<uint16_t, DF> du16;
-    const hn::RebindToUnsigned<DF> du32;
-    const auto h = hn::LoadU(du16, reinterpret_cast<const uint16_t*>(p));
-    return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, h)));
-  } else if constexpr (kEnc == Encoding::kFloat16) {
-    const hn::Rebind<hwy::float16_t, DF> df16;
-    return hn::PromoteTo(df, hn::LoadU(df16, reinterpret_cast<const hwy::float16_t*>(p)));
-  } else if constexpr (kEnc == Encoding::kUint8) {
-    const hn::Rebind<uint8_t, DF> du8;
-    const hn::RebindToSigned<DF> di32;
-    return hn::ConvertTo(df, hn::PromoteTo(di32, hn::LoadU(du8, reinterpret_cast<const uint8_t*>(p))));
-  } else if constexpr (kEnc == Encoding::kInt8) {
-    const hn::Rebind<int8_t, DF> di8;
-    const hn::RebindToSigned<DF> di32;
-    return hn::ConvertTo(df, hn::PromoteTo(di32, hn::LoadU(di8, reinterpret_cast<const int8_t*>(p))));
-  } else {
-    static_assert(kEnc == Encoding::kCodec);
+  if constexpr (ElementTraits<T>::kEncoding == Encoding::kCodec) {
     HWY_ALIGN float buf[kMaxLanes<float>];
     const size_t n = hn::Lanes(df);
     for (size_t i = 0; i < n; ++i) buf[i] = ElementTraits<T>::ToFloat(p[i]);
     return hn::Load(df, buf);
+  } else {
+    const hn::Rebind<RawLane<T>, DF> dr;
+    return DecodeF32<T>(df, hn::LoadU(dr, reinterpret_cast<const RawLane<T>*>(p)));
   }
 }
 
-// Stores the fp32 lanes of v as Lanes(df) elements of T (float types only;
-// integer stores need a rounding rule and live with their layers).
+// Stores the fp32 lanes of v as Lanes(df) elements of T.
 template <typename T, class DF>
 HWY_INLINE void StoreF32(DF df, hn::Vec<DF> v, T* HWY_RESTRICT p) {
-  constexpr Encoding kEnc = ElementTraits<T>::kEncoding;
-  if constexpr (kEnc == Encoding::kFloat32) {
-    hn::StoreU(v, df, reinterpret_cast<float*>(p));
-  } else if constexpr (kEnc == Encoding::kBFloat16) {
-    const hn::Rebind<uint16_t, DF> du16;
-    hn::StoreU(F32ToBF16Bits(df, v), du16, reinterpret_cast<uint16_t*>(p));
-  } else if constexpr (kEnc == Encoding::kFloat16) {
-#if SYNETK_HW_F16_RNE
-    const hn::Rebind<hwy::float16_t, DF> df16;
-    hn::StoreU(hn::DemoteTo(df16, v), df16, reinterpret_cast<hwy::float16_t*>(p));
-#else
-    const hn::Rebind<uint16_t, DF> du16;
-    hn::StoreU(F32ToF16BitsEmulated(df, v), du16, reinterpret_cast<uint16_t*>(p));
-#endif
-  } else {
-    static_assert(kEnc == Encoding::kCodec, "StoreF32 is for float element types");
+  if constexpr (ElementTraits<T>::kEncoding == Encoding::kCodec) {
     HWY_ALIGN float buf[kMaxLanes<float>];
     hn::Store(v, df, buf);
     const size_t n = hn::Lanes(df);
     for (size_t i = 0; i < n; ++i) p[i] = ElementTraits<T>::FromFloat(buf[i]);
+  } else {
+    const hn::Rebind<RawLane<T>, DF> dr;
+    hn::StoreU(hn::BitCast(dr, EncodeF32<T>(df, v)), dr, reinterpret_cast<RawLane<T>*>(p));
   }
 }
 
 // Tail versions: exactly `count` (< Lanes(df)) elements are read or written.
-// Highway 1.0.3's MaskedLoad reads the whole vector on SSE4 and older, so the
-// tail goes through a stack buffer instead.
 template <typename T, class DF>
-HWY_INLINE hn::Vec<DF> LoadF32Partial(DF df, const T* HWY_RESTRICT p,
-                                      size_t count) {
-  HWY_ALIGN T buf[kMaxLanes<float>] = {};
-  std::memcpy(buf, p, count * sizeof(T));
-  return LoadF32(df, buf);
+HWY_INLINE hn::Vec<DF> LoadF32Partial(DF df, const T* HWY_RESTRICT p, size_t count) {
+  if constexpr (ElementTraits<T>::kEncoding == Encoding::kCodec) {
+    HWY_ALIGN float buf[kMaxLanes<float>] = {};
+    for (size_t i = 0; i < count; ++i) buf[i] = ElementTraits<T>::ToFloat(p[i]);
+    return hn::Load(df, buf);
+  } else {
+    const hn::Rebind<RawLane<T>, DF> dr;
+    return DecodeF32<T>(df, LoadLanesPartial(dr, reinterpret_cast<const RawLane<T>*>(p), count));
+  }
 }
 
 template <typename T, class DF>
-HWY_INLINE void StoreF32Partial(DF df, hn::Vec<DF> v, T* HWY_RESTRICT p,
-                                size_t count) {
-  HWY_ALIGN T buf[kMaxLanes<float>];
-  StoreF32(df, v, buf);
-  std::memcpy(p, buf, count * sizeof(T));
+HWY_INLINE void StoreF32Partial(DF df, hn::Vec<DF> v, T* HWY_RESTRICT p, size_t count) {
+  if constexpr (ElementTraits<T>::kEncoding == Encoding::kCodec) {
+    HWY_ALIGN float buf[kMaxLanes<float>];
+    hn::Store(v, df, buf);
+    for (size_t i = 0; i < count; ++i) p[i] = ElementTraits<T>::FromFloat(buf[i]);
+  } else {
+    const hn::Rebind<RawLane<T>, DF> dr;
+    StoreLanesPartial(dr, hn::BitCast(dr, EncodeF32<T>(df, v)), reinterpret_cast<RawLane<T>*>(p),
+                      count);
+  }
 }
 
 // Per-channel parameters, fp32 always: partial load of `count` floats.

@@ -113,12 +113,13 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   constexpr size_t K = FusedOp<kType>::kChannelParams;
   const V q[1] = {hn::Set(df, a.scalar[0])};
   const FusedOp<kType> op;
-  ForEachChannelRun<Format, K>(
-      df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel,
-      [&](size_t c, size_t s, size_t count, const V* p) HWY_ATTR {
-        const size_t o = Offset<Format>(c, s, a.channels, a.spatial);
-        StoreRun(df, op(df, LoadRun(df, a.src0 + o, count), p, q), a.dst0 + o, count);
-      });
+  const T* src = a.src0;
+  T* dst = a.dst0;
+  ForEachElementwise<Format, K>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel,
+                                [&](size_t o, size_t count, const V* p) HWY_ATTR {
+                                  StoreRun(df, op(df, LoadRun(df, src + o, count), p, q),
+                                           dst + o, count);
+                                });
 }
 
 // Type 4: dst holds 2*channels channels: max(0, x) with x = src + bias0[c],
@@ -130,13 +131,15 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
   const V bias1 = hn::Set(df, a.scalar[1]);
   const V zero = hn::Zero(df);
   const size_t C = a.channels, S = a.spatial;
-  ForEachChannelRun<Format, 1>(
+  const T* src = a.src0;
+  T* dst = a.dst0;
+  ForEachChannelRun<Format, 1, /*overlapTail=*/true>(
       df, C, S, a.sBegin, a.sEnd, a.channel,
       [&](size_t c, size_t s, size_t count, const V* p) HWY_ATTR {
-        const V x = hn::Add(LoadRun(df, a.src0 + Offset<Format>(c, s, C, S), count), p[0]);
-        StoreRun(df, hn::Max(zero, x), a.dst0 + Offset<Format>(c, s, 2 * C, S), count);
+        const V x = hn::Add(LoadRun(df, src + Offset<Format>(c, s, C, S), count), p[0]);
+        StoreRun(df, hn::Max(zero, x), dst + Offset<Format>(c, s, 2 * C, S), count);
         StoreRun(df, hn::Max(zero, hn::MulAdd(x, scale1, bias1)),
-                 a.dst0 + Offset<Format>(c + C, s, 2 * C, S), count);
+                 dst + Offset<Format>(c + C, s, 2 * C, S), count);
       });
 }
 
@@ -144,14 +147,15 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
 template <typename T, class Format, class DF>
 HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
   using V = hn::Vec<DF>;
-  ForEachChannelRun<Format, 1>(
-      df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel,
-      [&](size_t c, size_t s, size_t count, const V* p) HWY_ATTR {
-        const size_t o = Offset<Format>(c, s, a.channels, a.spatial);
-        const V x0 = LoadRun(df, a.src0 + o, count);
-        const V x1 = LoadRun(df, a.src1 + o, count);
-        StoreRun(df, hn::MulAdd(x1, p[0], x0), a.dst0 + o, count);
-      });
+  const T* src0 = a.src0;
+  const T* src1 = a.src1;
+  T* dst = a.dst0;
+  ForEachElementwise<Format, 1>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel,
+                                [&](size_t o, size_t count, const V* p) HWY_ATTR {
+                                  const V x0 = LoadRun(df, src0 + o, count);
+                                  const V x1 = LoadRun(df, src1 + o, count);
+                                  StoreRun(df, hn::MulAdd(x1, p[0], x0), dst + o, count);
+                                });
 }
 
 // Type 9: channel concatenation of src0 and src1; dst0 gets
@@ -163,19 +167,21 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
   const V zero = hn::Zero(df);
   const size_t C = a.channels + a.channels1, S = a.spatial;
   const T* const srcs[2] = {a.src0, a.src1};
+  T* const dst0 = a.dst0;
+  T* const dst1 = a.dst1;
   const size_t counts[2] = {a.channels, a.channels1};
   size_t base = 0;
   for (size_t i = 0; i < 2; ++i) {
     const T* src = srcs[i];
     const size_t Ci = counts[i];
     const float* const params[2] = {a.channel[0] + base, a.channel[1] + base};
-    ForEachChannelRun<Format, 2>(
+    ForEachChannelRun<Format, 2, /*overlapTail=*/true>(
         df, Ci, S, a.sBegin, a.sEnd, params,
         [&](size_t c, size_t s, size_t count, const V* p) HWY_ATTR {
           const V v = LoadRun(df, src + Offset<Format>(c, s, Ci, S), count);
           const size_t o = Offset<Format>(base + c, s, C, S);
-          StoreRun(df, hn::Max(zero, hn::MulAdd(v, p[0], p[1])), a.dst0 + o, count);
-          if (a.dst1 != nullptr) StoreRun(df, v, a.dst1 + o, count);
+          StoreRun(df, hn::Max(zero, hn::MulAdd(v, p[0], p[1])), dst0 + o, count);
+          if (dst1 != nullptr) StoreRun(df, v, dst1 + o, count);
         });
     base += Ci;
   }
