@@ -12,8 +12,9 @@
 namespace {
 
 using namespace synetk_test;
-using hwy::bfloat16_t;
-using hwy::float16_t;
+// Aliases: on Arm a global BF16 from arm_neon.h would clash.
+using BF16 = hwy::bfloat16_t;
+using F16 = hwy::float16_t;
 
 const int kTypes[] = {0, 1, 2, 3, 4, 8, 9};
 
@@ -156,7 +157,7 @@ void CheckCase(Case<T> k) {
 }
 
 TEMPLATE_TEST_CASE("fused layers match the reference on every target", "[fused]", float,
-                   bfloat16_t, float16_t) {
+                   BF16, F16) {
   SYNETK_FOR_EACH_TARGET([] {
     for (int type : kTypes) {
       for (size_t C : EdgeSizes())
@@ -168,7 +169,7 @@ TEMPLATE_TEST_CASE("fused layers match the reference on every target", "[fused]"
   });
 }
 
-TEMPLATE_TEST_CASE("fused layers run in place and in parts", "[fused]", float, bfloat16_t) {
+TEMPLATE_TEST_CASE("fused layers run in place and in parts", "[fused]", float, BF16) {
   SYNETK_FOR_EACH_TARGET([] {
     for (int type : kTypes) {
       for (const bool nhwc : {false, true}) {
@@ -320,16 +321,16 @@ TEST_CASE("fused layers accept user element types", "[fused][custom]") {
   SYNETK_FOR_EACH_TARGET([] {
     const size_t C = 7, S = 37;
     for (const bool nhwc : {false, true}) {
-      auto k = MakeCase<bfloat16_t>(3, C, S);
+      auto k = MakeCase<BF16>(3, C, S);
       std::vector<MyBf16> src(C * S), dst(C * S);
       std::memcpy(src.data(), k.src0.data(), src.size() * 2);
-      std::vector<bfloat16_t> expect(C * S);
+      std::vector<BF16> expect(C * S);
       if (nhwc) {
         synetk::FusedLayer3<MyBf16, synetk::Nhwc>()(src.data(), k.p1.data(), k.p0.data(), C, S, dst.data());
-        synetk::FusedLayer3<bfloat16_t, synetk::Nhwc>()(k.src0.data(), k.p1.data(), k.p0.data(), C, S, expect.data());
+        synetk::FusedLayer3<BF16, synetk::Nhwc>()(k.src0.data(), k.p1.data(), k.p0.data(), C, S, expect.data());
       } else {
         synetk::FusedLayer3<MyBf16, synetk::Nchw>()(src.data(), k.p1.data(), k.p0.data(), C, S, dst.data());
-        synetk::FusedLayer3<bfloat16_t, synetk::Nchw>()(k.src0.data(), k.p1.data(), k.p0.data(), C, S, expect.data());
+        synetk::FusedLayer3<BF16, synetk::Nchw>()(k.src0.data(), k.p1.data(), k.p0.data(), C, S, expect.data());
       }
       REQUIRE(std::memcmp(dst.data(), expect.data(), dst.size() * 2) == 0);
 

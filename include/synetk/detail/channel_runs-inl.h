@@ -20,6 +20,15 @@ SYNETK_NAMESPACE_BEGIN
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Sets p0..p(K-1) to get(0)..get(K-1).
+template <size_t K, class V, class Get>
+HWY_INLINE void GetParams(V& p0, V& p1, V& p2, const Get& get) {
+  static_assert(K <= 3, "at most three per-channel parameters");
+  if constexpr (K > 0) p0 = get(0);
+  if constexpr (K > 1) p1 = get(1);
+  if constexpr (K > 2) p2 = get(2);
+}
+
 // Offset of element (c, s) in a tensor of `channels` x `spatial`.
 template <class Format>
 HWY_INLINE size_t Offset(size_t c, size_t s, size_t channels, size_t spatial) {
@@ -37,8 +46,10 @@ HWY_INLINE size_t Offset(size_t c, size_t s, size_t channels, size_t spatial) {
 // along c for NHWC. For each run it calls
 //   visit(c, s, count, p)
 // where (c, s) is the run's first element, count its length (Lanes(df) except
-// at the end of a row) and p[k] holds the K per-channel parameters
-// perChannel[k][c..] of the run's lanes (broadcast in NCHW, loaded in NHWC).
+// at the end of a row) and p0, p1, p2 hold the K <= 3 per-channel parameters
+// perChannel[k][c..] of the run's lanes (broadcast in NCHW, loaded in NHWC;
+// zero for k >= K). They are separate arguments, not an array, because SVE
+// vectors are sizeless and cannot be array elements.
 //
 // With `overlapTail` (only for layers that never run in place), an NHWC row
 // of at least Lanes(df) channels ends with a full vector that overlaps the
@@ -53,35 +64,37 @@ HWY_INLINE void ForEachChannelRun(DF df, size_t channels, size_t spatial,
   const size_t N = hn::Lanes(df);
   if constexpr (std::is_same_v<Format, Nchw>) {
     (void)spatial;
+    V p0 = hn::Zero(df), p1 = p0, p2 = p0;
     for (size_t c = 0; c < channels; ++c) {
-      V p[K > 0 ? K : 1];
-      for (size_t k = 0; k < K; ++k) p[k] = hn::Set(df, perChannel[k][c]);
+      GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::Set(df, perChannel[k][c]); });
       size_t s = sBegin;
       for (; s + 2 * N <= sEnd; s += 2 * N) {
-        visit(c, s, N, p);
-        visit(c, s + N, N, p);
+        visit(c, s, N, p0, p1, p2);
+        visit(c, s + N, N, p0, p1, p2);
       }
-      for (; s + N <= sEnd; s += N) visit(c, s, N, p);
-      if (s < sEnd) visit(c, s, sEnd - s, p);
+      for (; s + N <= sEnd; s += N) visit(c, s, N, p0, p1, p2);
+      if (s < sEnd) visit(c, s, sEnd - s, p0, p1, p2);
     }
   } else {
+    V p0 = hn::Zero(df), p1 = p0, p2 = p0;
     for (size_t s = sBegin; s < sEnd; ++s) {
       size_t c = 0;
+      const auto full = [&](size_t k) HWY_ATTR { return hn::LoadU(df, perChannel[k] + c); };
       for (; c + N <= channels; c += N) {
-        V p[K > 0 ? K : 1];
-        for (size_t k = 0; k < K; ++k) p[k] = hn::LoadU(df, perChannel[k] + c);
-        visit(c, s, N, p);
+        GetParams<K>(p0, p1, p2, full);
+        visit(c, s, N, p0, p1, p2);
       }
       if (c < channels) {
-        V p[K > 0 ? K : 1];
         if (overlapTail && channels >= N) {
           c = channels - N;
-          for (size_t k = 0; k < K; ++k) p[k] = hn::LoadU(df, perChannel[k] + c);
-          visit(c, s, N, p);
+          GetParams<K>(p0, p1, p2, full);
+          visit(c, s, N, p0, p1, p2);
         } else {
           const size_t count = channels - c;
-          for (size_t k = 0; k < K; ++k) p[k] = LoadParamPartial(df, perChannel[k] + c, count);
-          visit(c, s, count, p);
+          GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR {
+            return LoadParamPartial(df, perChannel[k] + c, count);
+          });
+          visit(c, s, count, p0, p1, p2);
         }
       }
     }
@@ -94,8 +107,8 @@ inline constexpr size_t kMaxFlatChannels = 1024;
 
 // For layers whose output has the input's shape (offsets are shared): visits
 // the elements of spatial positions [sBegin, sEnd) in runs of at most
-// Lanes(df) contiguous elements, calling visit(offset, count, p) with p[k]
-// the per-channel parameters of the run's lanes.
+// Lanes(df) contiguous elements, calling visit(offset, count, p0, p1, p2)
+// with the per-channel parameters of the run's lanes.
 //
 // NHWC is streamed as one flat array whatever the channel count, so a small
 // or odd C costs no partial vector per pixel: the parameters are copied once
@@ -116,23 +129,24 @@ HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
       const size_t step = N % channels;
       const size_t end = sEnd * channels;
       size_t o = sBegin * channels, phase = 0;
-      V p[K > 0 ? K : 1];
+      V p0 = hn::Zero(df), p1 = p0, p2 = p0;
+      const auto cyclic = [&](size_t k) HWY_ATTR { return hn::LoadU(df, ext[k] + phase); };
       for (; o + N <= end; o += N) {
-        for (size_t k = 0; k < K; ++k) p[k] = hn::LoadU(df, ext[k] + phase);
-        visit(o, N, p);
+        GetParams<K>(p0, p1, p2, cyclic);
+        visit(o, N, p0, p1, p2);
         phase += step;
         if (phase >= channels) phase -= channels;
       }
       if (o < end) {
-        for (size_t k = 0; k < K; ++k) p[k] = hn::LoadU(df, ext[k] + phase);
-        visit(o, end - o, p);
+        GetParams<K>(p0, p1, p2, cyclic);
+        visit(o, end - o, p0, p1, p2);
       }
       return;
     }
   }
   ForEachChannelRun<Format, K>(df, channels, spatial, sBegin, sEnd, perChannel,
-                               [&](size_t c, size_t s, size_t count, const V* p) HWY_ATTR {
-                                 visit(Offset<Format>(c, s, channels, spatial), count, p);
+                               [&](size_t c, size_t s, size_t count, V p0, V p1, V p2) HWY_ATTR {
+                                 visit(Offset<Format>(c, s, channels, spatial), count, p0, p1, p2);
                                });
 }
 

@@ -57,8 +57,8 @@ SYNETK_NAMESPACE_BEGIN
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// The activations. p[] are the per-channel parameters in lanes, q[] the
-// scalar ones; the expressions follow the specification term by term.
+// The activations. p0..p2 are the per-channel parameters in lanes, q the
+// scalar one; the expressions follow the specification term by term.
 template <int kType>
 struct FusedOp;
 
@@ -66,9 +66,9 @@ template <>
 struct FusedOp<0> {  // x = src + bias; (x - |x|)*scale + max(0, x)
   static constexpr size_t kChannelParams = 2;
   template <class DF, class V>
-  HWY_INLINE V operator()(DF df, V src, const V* p, const V*) const {
-    const V x = hn::Add(src, p[0]);
-    return hn::MulAdd(hn::Sub(x, hn::Abs(x)), p[1], hn::Max(hn::Zero(df), x));
+  HWY_INLINE V operator()(DF df, V src, V p0, V p1, V p2, V /*q*/) const {
+    const V x = hn::Add(src, p0);
+    return hn::MulAdd(hn::Sub(x, hn::Abs(x)), p1, hn::Max(hn::Zero(df), x));
   }
 };
 
@@ -76,10 +76,10 @@ template <>
 struct FusedOp<1> {  // x = src + bias0; max(0, -x)*scale1 + bias1 + max(0, x)
   static constexpr size_t kChannelParams = 3;
   template <class DF, class V>
-  HWY_INLINE V operator()(DF df, V src, const V* p, const V*) const {
-    const V x = hn::Add(src, p[0]);
+  HWY_INLINE V operator()(DF df, V src, V p0, V p1, V p2, V /*q*/) const {
+    const V x = hn::Add(src, p0);
     const V zero = hn::Zero(df);
-    return hn::Add(hn::MulAdd(hn::Max(zero, hn::Neg(x)), p[1], p[2]),
+    return hn::Add(hn::MulAdd(hn::Max(zero, hn::Neg(x)), p1, p2),
                    hn::Max(zero, x));
   }
 };
@@ -88,10 +88,10 @@ template <>
 struct FusedOp<2> {  // x = src*scale + bias; max(0, x) + min(0, x)*slope
   static constexpr size_t kChannelParams = 2;
   template <class DF, class V>
-  HWY_INLINE V operator()(DF df, V src, const V* p, const V* q) const {
-    const V x = hn::MulAdd(src, p[0], p[1]);
+  HWY_INLINE V operator()(DF df, V src, V p0, V p1, V /*p2*/, V q) const {
+    const V x = hn::MulAdd(src, p0, p1);
     const V zero = hn::Zero(df);
-    return hn::MulAdd(hn::Min(zero, x), q[0], hn::Max(zero, x));
+    return hn::MulAdd(hn::Min(zero, x), q, hn::Max(zero, x));
   }
 };
 
@@ -99,10 +99,10 @@ template <>
 struct FusedOp<3> {  // x = src + bias; max(0, x) + min(0, x)*scale
   static constexpr size_t kChannelParams = 2;
   template <class DF, class V>
-  HWY_INLINE V operator()(DF df, V src, const V* p, const V*) const {
-    const V x = hn::Add(src, p[0]);
+  HWY_INLINE V operator()(DF df, V src, V p0, V p1, V p2, V /*q*/) const {
+    const V x = hn::Add(src, p0);
     const V zero = hn::Zero(df);
-    return hn::MulAdd(hn::Min(zero, x), p[1], hn::Max(zero, x));
+    return hn::MulAdd(hn::Min(zero, x), p1, hn::Max(zero, x));
   }
 };
 
@@ -111,13 +111,13 @@ template <int kType, typename T, class Format, class DF>
 HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   using V = hn::Vec<DF>;
   constexpr size_t K = FusedOp<kType>::kChannelParams;
-  const V q[1] = {hn::Set(df, a.scalar[0])};
+  const V q = hn::Set(df, a.scalar[0]);
   const FusedOp<kType> op;
   const T* src = a.src0;
   T* dst = a.dst0;
   ForEachElementwise<Format, K>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel,
-                                [&](size_t o, size_t count, const V* p) HWY_ATTR {
-                                  StoreRun(df, op(df, LoadRun(df, src + o, count), p, q),
+                                [&](size_t o, size_t count, V p0, V p1, V p2) HWY_ATTR {
+                                  StoreRun(df, op(df, LoadRun(df, src + o, count), p0, p1, p2, q),
                                            dst + o, count);
                                 });
 }
@@ -135,8 +135,8 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
   T* dst = a.dst0;
   ForEachChannelRun<Format, 1, /*overlapTail=*/true>(
       df, C, S, a.sBegin, a.sEnd, a.channel,
-      [&](size_t c, size_t s, size_t count, const V* p) HWY_ATTR {
-        const V x = hn::Add(LoadRun(df, src + Offset<Format>(c, s, C, S), count), p[0]);
+      [&](size_t c, size_t s, size_t count, V p0, V p1, V p2) HWY_ATTR {
+        const V x = hn::Add(LoadRun(df, src + Offset<Format>(c, s, C, S), count), p0);
         StoreRun(df, hn::Max(zero, x), dst + Offset<Format>(c, s, 2 * C, S), count);
         StoreRun(df, hn::Max(zero, hn::MulAdd(x, scale1, bias1)),
                  dst + Offset<Format>(c + C, s, 2 * C, S), count);
@@ -151,10 +151,10 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
   const T* src1 = a.src1;
   T* dst = a.dst0;
   ForEachElementwise<Format, 1>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel,
-                                [&](size_t o, size_t count, const V* p) HWY_ATTR {
+                                [&](size_t o, size_t count, V p0, V p1, V p2) HWY_ATTR {
                                   const V x0 = LoadRun(df, src0 + o, count);
                                   const V x1 = LoadRun(df, src1 + o, count);
-                                  StoreRun(df, hn::MulAdd(x1, p[0], x0), dst + o, count);
+                                  StoreRun(df, hn::MulAdd(x1, p0, x0), dst + o, count);
                                 });
 }
 
@@ -177,10 +177,10 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
     const float* const params[2] = {a.channel[0] + base, a.channel[1] + base};
     ForEachChannelRun<Format, 2, /*overlapTail=*/true>(
         df, Ci, S, a.sBegin, a.sEnd, params,
-        [&](size_t c, size_t s, size_t count, const V* p) HWY_ATTR {
+        [&](size_t c, size_t s, size_t count, V p0, V p1, V p2) HWY_ATTR {
           const V v = LoadRun(df, src + Offset<Format>(c, s, Ci, S), count);
           const size_t o = Offset<Format>(base + c, s, C, S);
-          StoreRun(df, hn::Max(zero, hn::MulAdd(v, p[0], p[1])), dst0 + o, count);
+          StoreRun(df, hn::Max(zero, hn::MulAdd(v, p0, p1)), dst0 + o, count);
           if (dst1 != nullptr) StoreRun(df, v, dst1 + o, count);
         });
     base += Ci;
