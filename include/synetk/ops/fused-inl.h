@@ -66,7 +66,7 @@ template <>
 struct FusedOp<0> {  // x = src + bias; (x - |x|)*scale + max(0, x)
   static constexpr size_t kChannelParams = 2;
   template <class DF, class V>
-  HWY_INLINE V operator()(DF df, V src, V p0, V p1, V p2, V /*q*/) const {
+  HWY_INLINE V operator()(DF df, V src, V p0, V p1, V /*p2*/, V /*q*/) const {
     const V x = hn::Add(src, p0);
     return hn::MulAdd(hn::Sub(x, hn::Abs(x)), p1, hn::Max(hn::Zero(df), x));
   }
@@ -99,7 +99,7 @@ template <>
 struct FusedOp<3> {  // x = src + bias; max(0, x) + min(0, x)*scale
   static constexpr size_t kChannelParams = 2;
   template <class DF, class V>
-  HWY_INLINE V operator()(DF df, V src, V p0, V p1, V p2, V /*q*/) const {
+  HWY_INLINE V operator()(DF df, V src, V p0, V p1, V /*p2*/, V /*q*/) const {
     const V x = hn::Add(src, p0);
     const V zero = hn::Zero(df);
     return hn::MulAdd(hn::Min(zero, x), p1, hn::Max(zero, x));
@@ -135,7 +135,7 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
   T* dst = a.dst0;
   ForEachChannelRun<Format, 1, /*overlapTail=*/true>(
       df, C, S, a.sBegin, a.sEnd, a.channel,
-      [&](size_t c, size_t s, size_t count, V p0, V p1, V p2) HWY_ATTR {
+      [&](size_t c, size_t s, size_t count, V p0, V, V) HWY_ATTR {
         const V x = hn::Add(LoadRun(df, src + Offset<Format>(c, s, C, S), count), p0);
         StoreRun(df, hn::Max(zero, x), dst + Offset<Format>(c, s, 2 * C, S), count);
         StoreRun(df, hn::Max(zero, hn::MulAdd(x, scale1, bias1)),
@@ -151,7 +151,7 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
   const T* src1 = a.src1;
   T* dst = a.dst0;
   ForEachElementwise<Format, 1>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel,
-                                [&](size_t o, size_t count, V p0, V p1, V p2) HWY_ATTR {
+                                [&](size_t o, size_t count, V p0, V, V) HWY_ATTR {
                                   const V x0 = LoadRun(df, src0 + o, count);
                                   const V x1 = LoadRun(df, src1 + o, count);
                                   StoreRun(df, hn::MulAdd(x1, p0, x0), dst + o, count);
@@ -177,7 +177,7 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
     const float* const params[2] = {a.channel[0] + base, a.channel[1] + base};
     ForEachChannelRun<Format, 2, /*overlapTail=*/true>(
         df, Ci, S, a.sBegin, a.sEnd, params,
-        [&](size_t c, size_t s, size_t count, V p0, V p1, V p2) HWY_ATTR {
+        [&](size_t c, size_t s, size_t count, V p0, V p1, V) HWY_ATTR {
           const V v = LoadRun(df, src + Offset<Format>(c, s, Ci, S), count);
           const size_t o = Offset<Format>(base + c, s, C, S);
           StoreRun(df, hn::Max(zero, hn::MulAdd(v, p0, p1)), dst0 + o, count);
