@@ -221,7 +221,7 @@ HWY_INLINE hn::Vec<DF> LoadF32Partial(DF df, const T* HWY_RESTRICT p, size_t cou
 template <typename T, class DF>
 HWY_INLINE void StoreF32Partial(DF df, hn::Vec<DF> v, T* HWY_RESTRICT p, size_t count) {
   if constexpr (ElementTraits<T>::kEncoding == Encoding::kCodec) {
-    HWY_ALIGN float buf[kMaxLanes<float>];
+    HWY_ALIGN float buf[kMaxLanes<float>] = {};
     hn::Store(v, df, buf);
     for (size_t i = 0; i < count; ++i) p[i] = ElementTraits<T>::FromFloat(buf[i]);
   } else {
