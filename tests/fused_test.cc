@@ -205,8 +205,9 @@ TEMPLATE_TEST_CASE("fused layers run in place and in parts", "[fused]", float, B
 
 TEST_CASE("fused compatibility entry points match the functors", "[fused][simd]") {
   using namespace synetk::simd;
-  const size_t C = 5, C1 = 3, S = 21;
+  const size_t C = 5, S = 21;
   auto k = MakeCase<float>(9, C, S);
+  const size_t C1 = k.C1;  // scale and bias have C + C1 entries
   std::vector<float> a(2 * (C + C1) * S), b(a.size()), a1(a.size());
   for (const auto format : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
     const bool nhwc = format == SimdTensorFormatNhwc;
