@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <hwy/base.h>
+#include <hwy/targets.h>
 
 namespace synetk_bench {
 
@@ -33,7 +34,12 @@ std::vector<T> Random(size_t n, float lo = -2.0f, float hi = 2.0f) {
   for (auto& x : v) {
     if constexpr (std::is_same_v<T, float>) x = d(rng);
     else if constexpr (std::is_integral_v<T>) x = static_cast<T>(rng());
-    else x = hwy::BF16FromF32(d(rng));  // any 16-bit pattern of a value
+    else if constexpr (std::is_same_v<T, hwy::bfloat16_t>) x = hwy::BF16FromF32(d(rng));
+    else {  // binary16: random sign and mantissa, magnitude in [0.25, 2)
+      const uint16_t bits = static_cast<uint16_t>((rng() & 0x8000u) | ((13u + rng() % 3u) << 10) |
+                                                  (rng() & 0x3FFu));
+      std::memcpy(&x, &bits, 2);
+    }
   }
   return v;
 }
@@ -41,8 +47,12 @@ std::vector<T> Random(size_t n, float lo = -2.0f, float hi = 2.0f) {
 // Runs `layer` under Google Benchmark's manual timing and, between its
 // iterations, memcpy of the same traffic. Counters:
 //   memcpy_ratio = median memcpy time / median layer time (>= 1: as fast)
-template <class Layer>
-void TimeAgainstMemcpy(benchmark::State& state, Traffic traffic, Layer&& layer) {
+//   layer_us, memcpy_us: the medians
+//   ref_speedup (when a scalar reference is given): median time of the
+//     scalar reference from tests/reference / median layer time
+template <class Layer, class Reference>
+void TimeAgainstMemcpy(benchmark::State& state, Traffic traffic, Layer&& layer,
+                       Reference&& reference) {
   using Clock = std::chrono::steady_clock;
   const size_t copyBytes = std::max<size_t>(traffic.Total() / 2, 1);
   std::vector<uint8_t> from(copyBytes, 1), to(copyBytes, 0);
@@ -70,7 +80,33 @@ void TimeAgainstMemcpy(benchmark::State& state, Traffic traffic, Layer&& layer) 
   state.counters["memcpy_ratio"] = mc / ml;
   state.counters["layer_us"] = ml * 1e6;
   state.counters["memcpy_us"] = mc * 1e6;
+  if constexpr (!std::is_same_v<std::decay_t<Reference>, std::nullptr_t>) {
+    // The scalar reference is slow: a few runs, interleaved with the layer.
+    std::vector<double> tRef;
+    for (int i = 0; i < 3; ++i) {
+      const auto r0 = Clock::now();
+      reference();
+      tRef.push_back(std::chrono::duration<double>(Clock::now() - r0).count());
+    }
+    state.counters["ref_speedup"] = median(tRef) / ml;
+  }
 }
+
+template <class Layer>
+void TimeAgainstMemcpy(benchmark::State& state, Traffic traffic, Layer&& layer) {
+  TimeAgainstMemcpy(state, traffic, std::forward<Layer>(layer), nullptr);
+}
+
+// Forces dispatch to one target for the lifetime of the object (per-target
+// comparison benchmarks); the target must be supported.
+class ForceTarget {
+ public:
+  explicit ForceTarget(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
+  ~ForceTarget() { hwy::SetSupportedTargetsForTest(0); }
+};
+
+// The targets this CPU supports among those compiled, as benchmark arguments.
+inline std::vector<int64_t> BenchTargets() { return hwy::SupportedAndGeneratedTargets(); }
 
 }  // namespace synetk_bench
 

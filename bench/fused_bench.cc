@@ -1,6 +1,7 @@
 // Copyright synetk authors. SPDX-License-Identifier: MIT
 // Fused layers against memcpy of the same bytes.
 #include "bench_util.h"
+#include "reference/fused_ref.h"
 #include "synetk/synetk.h"
 
 namespace {
@@ -36,22 +37,71 @@ void BM_Fused(benchmark::State& state) {
         break;
     }
   };
-  TimeAgainstMemcpy(state, tr, [&] {
+  auto layer = [&] {
     if (nhwc) run(synetk::Nhwc());
     else run(synetk::Nchw());
-  });
+  };
+  if constexpr (std::is_same_v<T, float>) {
+    // The tests' scalar reference (computes in double), for the SIMD speedup.
+    std::vector<float> plain;
+    auto reference = [&] {
+      const float* q = p.data();
+      synetk_ref::Out o(0);
+      switch (type) {
+        case 0: o = synetk_ref::Fused0(src0, q, q + C, C, S, nhwc); break;
+        case 1: o = synetk_ref::Fused1(src0, q, q + C, q, C, S, nhwc); break;
+        case 2: o = synetk_ref::Fused2(src0, q, q + C, C, S, &one, nhwc); break;
+        case 3: o = synetk_ref::Fused3(src0, q, q + C, C, S, nhwc); break;
+        case 4: o = synetk_ref::Fused4(src0, q, &one, &one, C, S, nhwc); break;
+        case 8: o = synetk_ref::Fused8(src0, src1, q, C, S, nhwc); break;
+        case 9: o = synetk_ref::Fused9(src0, src1, q, q + Ctot, C, C1, S, nhwc, plain); break;
+      }
+      benchmark::DoNotOptimize(o.val.data());
+    };
+    if (state.range(4) >= 0) {
+      const int64_t target = BenchTargets()[state.range(4)];
+      state.SetLabel(hwy::TargetName(target));
+      ForceTarget force(target);
+      TimeAgainstMemcpy(state, tr, layer, reference);
+    } else {
+      TimeAgainstMemcpy(state, tr, layer, reference);
+    }
+  } else {
+    TimeAgainstMemcpy(state, tr, layer);
+  }
 }
 
+// Shapes from real networks: cache-resident, odd, L2/L3-sized.
+const std::pair<int, int> kShapes[] = {{32, 16 * 16},  {64, 56 * 56},   {256, 28 * 28},
+                                       {24, 75 * 75},  {256, 112 * 112}};
+
 void FusedArgs(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"type", "C", "HW", "nhwc"});
+  b->ArgNames({"type", "C", "HW", "nhwc", "target"});
   for (int type : {0, 1, 2, 3, 4, 8, 9})
     for (int nhwc : {0, 1})
-      for (auto [c, hw] : {std::pair{32, 16 * 16}, std::pair{64, 56 * 56}, std::pair{256, 28 * 28},
-                            std::pair{24, 75 * 75}, std::pair{256, 112 * 112}})
-        b->Args({type, c, hw, nhwc});
+      for (auto [c, hw] : kShapes) b->Args({type, c, hw, nhwc, -1});
+  b->UseManualTime();
+}
+
+void FusedSmallArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"type", "C", "HW", "nhwc", "target"});
+  for (int type : {0, 3, 9})
+    for (int nhwc : {0, 1}) b->Args({type, 64, 56 * 56, nhwc, -1});
+  b->UseManualTime();
+}
+
+// The same case on each target the CPU supports: what each target buys.
+void FusedTargetArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"type", "C", "HW", "nhwc", "target"});
+  const int64_t n = static_cast<int64_t>(BenchTargets().size());
+  for (int nhwc : {0, 1})
+    for (int64_t t = 0; t < n; ++t) b->Args({3, 64, 56 * 56, nhwc, t});
   b->UseManualTime();
 }
 
 BENCHMARK_TEMPLATE(BM_Fused, float)->Apply(FusedArgs);
+BENCHMARK_TEMPLATE(BM_Fused, hwy::bfloat16_t)->Apply(FusedSmallArgs);
+BENCHMARK_TEMPLATE(BM_Fused, hwy::float16_t)->Apply(FusedSmallArgs);
+BENCHMARK_TEMPLATE(BM_Fused, float)->Name("BM_FusedPerTarget")->Apply(FusedTargetArgs);
 
 }  // namespace

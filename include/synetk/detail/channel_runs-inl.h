@@ -110,8 +110,9 @@ inline constexpr size_t kMaxFlatChannels = 1024;
 // Lanes(df) contiguous elements, calling visit(offset, count, p0, p1, p2)
 // with the per-channel parameters of the run's lanes.
 //
-// NHWC is streamed as one flat array whatever the channel count, so a small
-// or odd C costs no partial vector per pixel: the parameters are copied once
+// NHWC with a channel count that is not a multiple of the lane count is
+// streamed as one flat array, so a small or odd C costs no partial vector per
+// pixel: the parameters are copied once
 // into cyclic arrays (ext[i] = param[i % C]) and each run reads them at its
 // channel phase.
 template <class Format, size_t K, class DF, class Visit>
@@ -122,7 +123,10 @@ HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
   using V = hn::Vec<DF>;
   const size_t N = hn::Lanes(df);
   if constexpr (std::is_same_v<Format, Nhwc>) {
-    if (channels <= kMaxFlatChannels && K > 0) {
+    // With C a multiple of N, rows have no tail and per-row parameter loads
+    // are cheaper than the phase bookkeeping; the flat stream pays off only
+    // when rows would end in partial vectors.
+    if (channels % N != 0 && channels <= kMaxFlatChannels && K > 0) {
       HWY_ALIGN float ext[K > 0 ? K : 1][kMaxFlatChannels + kMaxLanes<float>];
       for (size_t k = 0; k < K; ++k)
         for (size_t i = 0; i < channels + N; ++i) ext[k][i] = perChannel[k][i % channels];
