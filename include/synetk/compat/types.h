@@ -11,13 +11,15 @@
 namespace synetk {
 namespace simd {
 
-enum SimdTensorFormatType {
+// A fixed underlying type makes any int a valid value, so that an
+// out-of-range format from a C caller can be detected and rejected.
+enum SimdTensorFormatType : int {
   SimdTensorFormatUnknown = -1,
   SimdTensorFormatNchw = 0,
   SimdTensorFormatNhwc = 1,
 };
 
-enum SimdTensorDataType {
+enum SimdTensorDataType : int {
   SimdTensorDataUnknown = -1,
   SimdTensorData32f = 0,
   SimdTensorData32i,
@@ -30,7 +32,7 @@ enum SimdTensorDataType {
   SimdTensorData16f,
 };
 
-enum SimdBool {
+enum SimdBool : int {
   SimdFalse = 0,
   SimdTrue = 1,
 };

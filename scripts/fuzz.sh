@@ -1,0 +1,22 @@
+#!/bin/sh
+# Builds the libFuzzer targets (clang 14, ASan + UBSan) and runs each one.
+# Usage: sh scripts/fuzz.sh [seconds per fuzzer, default 20]
+set -eu
+cd "$(dirname "$0")/.."
+secs=${1:-20}
+if [ "$(id -u)" = 0 ] && ! command -v clang++-14 >/dev/null 2>&1; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-14 libclang-rt-14-dev libhwy-dev >/dev/null
+fi
+mkdir -p build-fuzz
+for src in fuzz/*_fuzz.cc; do
+  name=$(basename "$src" .cc)
+  clang++-14 -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+    -Iinclude -Itests "$src" -o "build-fuzz/$name" -lhwy
+  mkdir -p "build-fuzz/corpus-$name"
+  echo "== $name: ${secs}s"
+  "./build-fuzz/$name" -max_total_time="$secs" -print_final_stats=1 "build-fuzz/corpus-$name" 2>&1 |
+    grep -E "stat::number_of_executed_units|ERROR|SUMMARY|Done" || true
+  # A crash leaves a crash-* file and a non-zero status; fail the script on it.
+  if ls crash-* leak-* timeout-* >/dev/null 2>&1; then echo "fuzzer $name found a failure"; exit 1; fi
+done
