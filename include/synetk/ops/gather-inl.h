@@ -31,8 +31,6 @@ struct GatherArgs {
   // True when indices are already in [0, srcCount) (constant-index mode):
   // the negative fix-up is skipped.
   bool nonNegative = false;
-  // True when srcCount*inner fits in int32 (per-element vector offsets).
-  bool offsetsFit32 = false;
 };
 
 template <size_t kElemSize, typename IndexT>
@@ -59,6 +57,7 @@ struct GatherCheckCfg {
 #endif
 
 #include <cstring>
+#include <type_traits>
 
 #include <hwy/highway.h>
 
@@ -99,11 +98,12 @@ HWY_INLINE void CopyElem(uint8_t* d, const uint8_t* s) {
   std::memcpy(d, s, kSize);
 }
 
-// Index with the negative fix-up (a no-op for validated non-negative ones).
+// Index with the negative fix-up, branchless (random signs would defeat the
+// branch predictor): v + (v < 0 ? srcCount : 0).
 template <typename Index>
 HWY_INLINE size_t FixIndex(Index v, size_t srcCount) {
-  return v < 0 ? static_cast<size_t>(static_cast<int64_t>(v) + static_cast<int64_t>(srcCount))
-               : static_cast<size_t>(v);
+  const int64_t x = static_cast<int64_t>(v);
+  return static_cast<size_t>(x + ((x >> 63) & static_cast<int64_t>(srcCount)));
 }
 
 // Scalar gather, inner == 1: dst[j] = src[fix(idx[j])] for j < n.
@@ -115,113 +115,167 @@ HWY_INLINE void GatherScalar1(const uint8_t* src, const Index* idx, size_t n,
   }
 }
 
-// Scalar gather of inner positions [first, inner) of one row (inner > 1):
+// Scalar gather of inner positions [first, last) of one row (inner > 1):
 // dst[i] = src[fix(idx[i])*inner + i].
 template <size_t kSize, typename Index>
 HWY_INLINE void GatherScalarN(const uint8_t* src, const Index* idx, size_t first,
-                              size_t inner, size_t srcCount, uint8_t* dst) {
-  for (size_t i = first; i < inner; ++i) {
+                              size_t last, size_t inner, size_t srcCount, uint8_t* dst) {
+  for (size_t i = first; i < last; ++i) {
     const size_t k = FixIndex(idx[i], srcCount);
     CopyElem<kSize>(dst + i * kSize, src + (k * inner + i) * kSize);
   }
 }
 
-// Loads N indices as signed lanes of the element's size (DI), fixed up to be
-// non-negative. Only called where the combination exists (see CanVector).
-template <typename Index, class DI>
-HWY_INLINE hn::Vec<DI> LoadIndices(DI di, const Index* p, bool nonNegative,
-                                   size_t srcCount) {
-  using TI = hn::TFromD<DI>;
-  if constexpr (sizeof(TI) == sizeof(Index)) {
-    auto v = hn::LoadU(di, reinterpret_cast<const TI*>(p));
+// Vector offsets are int32: the kernels take the vector paths only when one
+// outer item of src has at most INT32_MAX bytes.
+template <size_t kSize>
+HWY_INLINE bool OffsetsFit32(size_t srcCount, size_t inner) {
+  return srcCount * inner * kSize <= static_cast<size_t>(INT32_MAX);
+}
+
+// The int32 lanes that hold one vector of indices: a full vector for int32
+// indices, half of one for int64 indices (which are narrowed).
+template <typename Index>
+using Idx32Tag = std::conditional_t<sizeof(Index) == 4, hn::ScalableTag<int32_t>,
+                                      hn::Rebind<int32_t, hn::ScalableTag<int64_t>>>;
+
+// Loads Lanes(d32) indices as int32 lanes, fixed up to be non-negative.
+// Callers ensure srcCount <= INT32_MAX, so validated int64 indices narrow
+// exactly.
+template <typename Index, class D32>
+HWY_INLINE hn::Vec<D32> LoadIdx32(D32 d32, const Index* p, bool nonNegative,
+                                  size_t srcCount) {
+  if constexpr (sizeof(Index) == 4) {
+    auto v = hn::LoadU(d32, p);
     if (!nonNegative) {
-      v = hn::IfThenElse(hn::Lt(v, hn::Zero(di)),
-                         hn::Add(v, hn::Set(di, static_cast<TI>(srcCount))), v);
+      v = hn::IfThenElse(hn::Lt(v, hn::Zero(d32)),
+                         hn::Add(v, hn::Set(d32, static_cast<int32_t>(srcCount))), v);
     }
     return v;
   } else {
-    static_assert(sizeof(TI) == 8 && sizeof(Index) == 4, "int32 indices into 64-bit lanes");
-    const hn::Rebind<int32_t, DI> dh;
-    auto v = hn::LoadU(dh, p);
+    const hn::Rebind<int64_t, D32> d64;
+    const hn::Rebind<uint64_t, D32> du64;
+    const hn::Rebind<uint32_t, D32> du32;
+    auto v = hn::LoadU(d64, p);
     if (!nonNegative) {
-      v = hn::IfThenElse(hn::Lt(v, hn::Zero(dh)),
-                         hn::Add(v, hn::Set(dh, static_cast<int32_t>(srcCount))), v);
+      v = hn::IfThenElse(hn::Lt(v, hn::Zero(d64)),
+                         hn::Add(v, hn::Set(d64, static_cast<int64_t>(srcCount))), v);
     }
-    return hn::PromoteTo(di, v);
+    return hn::BitCast(d32, hn::TruncateTo(du32, hn::BitCast(du64, v)));
   }
 }
 
-// Hardware (or Highway-emulated) gathers exist for 32- and 64-bit lanes. A
-// 64-bit index into 32-bit lanes would need a narrowing Highway 1.0.3 lacks on
-// every target; the constant-index mode narrows such indices to int32 instead.
-template <size_t kSize, typename Index>
-constexpr bool CanVector() {
-  return (kSize == 4 && sizeof(Index) == 4) || kSize == 8;
+// Elements of 1, 2 or 4 bytes at element offsets e (int32 lanes) of src, to
+// dst. 4 bytes: a 32-bit gather. 1 and 2 bytes: a 32-bit gather at the byte
+// offset, truncated; that reads up to 3 bytes past the element, so it is
+// taken only when every lane's e <= maxE (the last offset whose 4-byte read
+// stays inside the outer item); otherwise returns false and stores nothing.
+template <size_t kSize, class D32>
+HWY_INLINE bool GatherSmall(D32 d32, const uint8_t* src, hn::Vec<D32> e, int32_t maxE,
+                            uint8_t* dst) {
+  const hn::RebindToUnsigned<D32> du32;
+  if constexpr (kSize == 4) {
+    const auto v = hn::GatherIndex(du32, reinterpret_cast<const uint32_t*>(src), e);
+    hn::StoreU(v, du32, reinterpret_cast<uint32_t*>(dst));
+    return true;
+  } else {
+    if (!hn::AllFalse(d32, hn::Gt(e, hn::Set(d32, maxE)))) return false;
+    const auto off = kSize == 2 ? hn::ShiftLeft<1>(e) : e;
+    const auto w = hn::GatherOffset(d32, reinterpret_cast<const int32_t*>(src), off);
+    using U = hwy::UnsignedFromSize<kSize>;
+    const hn::Rebind<U, D32> dn;
+    hn::StoreU(hn::TruncateTo(dn, hn::BitCast(du32, w)), dn, reinterpret_cast<U*>(dst));
+    return true;
+  }
 }
 
-// inner == 1: dst[j] = src[fix(idx[j])] for j < n.
+// Loads N indices into 64-bit lanes (8-byte elements), fixed up.
+template <typename Index, class DI>
+HWY_INLINE hn::Vec<DI> LoadIdx64(DI di, const Index* p, bool nonNegative, size_t srcCount) {
+  if constexpr (sizeof(Index) == 8) {
+    auto v = hn::LoadU(di, p);
+    if (!nonNegative) {
+      v = hn::IfThenElse(hn::Lt(v, hn::Zero(di)),
+                         hn::Add(v, hn::Set(di, static_cast<int64_t>(srcCount))), v);
+    }
+    return v;
+  } else {
+    const hn::Rebind<int32_t, DI> dh;
+    return hn::PromoteTo(di, LoadIdx32(dh, p, nonNegative, srcCount));
+  }
+}
+
+// inner == 1: dst[j] = src[fix(idx[j])] for j < n. src is one outer item.
 template <size_t kSize, typename Index>
 HWY_INLINE void GatherRowInner1(const uint8_t* src, const Index* idx, size_t n,
                                 size_t srcCount, bool nonNegative, uint8_t* dst) {
   size_t j = 0;
-  if constexpr (CanVector<kSize, Index>()) {
-    using U = hwy::UnsignedFromSize<kSize>;
-    const hn::ScalableTag<U> du;
-    const hn::RebindToSigned<decltype(du)> di;
-    const size_t N = hn::Lanes(du);
-    const U* s = reinterpret_cast<const U*>(src);
-    for (; j + 2 * N <= n; j += 2 * N) {
-      const auto i0 = LoadIndices(di, idx + j, nonNegative, srcCount);
-      const auto i1 = LoadIndices(di, idx + j + N, nonNegative, srcCount);
-      const auto v0 = hn::GatherIndex(du, s, i0);
-      const auto v1 = hn::GatherIndex(du, s, i1);
-      hn::StoreU(v0, du, reinterpret_cast<U*>(dst + j * kSize));
-      hn::StoreU(v1, du, reinterpret_cast<U*>(dst + (j + N) * kSize));
-    }
-    for (; j + N <= n; j += N) {
-      const auto i0 = LoadIndices(di, idx + j, nonNegative, srcCount);
-      hn::StoreU(hn::GatherIndex(du, s, i0), du, reinterpret_cast<U*>(dst + j * kSize));
+  if (OffsetsFit32<kSize>(srcCount, 1)) {
+    if constexpr (kSize == 8) {
+      const hn::ScalableTag<uint64_t> du;
+      const hn::RebindToSigned<decltype(du)> di;
+      const size_t N = hn::Lanes(du);
+      const uint64_t* s = reinterpret_cast<const uint64_t*>(src);
+      for (; j + N <= n; j += N) {
+        const auto k = LoadIdx64(di, idx + j, nonNegative, srcCount);
+        hn::StoreU(hn::GatherIndex(du, s, k), du, reinterpret_cast<uint64_t*>(dst + j * kSize));
+      }
+    } else {
+      const Idx32Tag<Index> d32;
+      const size_t N = hn::Lanes(d32);
+      const int64_t maxE = static_cast<int64_t>(srcCount) - static_cast<int64_t>(4 / kSize);
+      if (kSize == 4 || maxE >= 0) {
+        for (; j + N <= n; j += N) {
+          const auto k = LoadIdx32(d32, idx + j, nonNegative, srcCount);
+          if (!GatherSmall<kSize>(d32, src, k, static_cast<int32_t>(maxE), dst + j * kSize)) {
+            GatherScalar1<kSize>(src, idx + j, N, srcCount, dst + j * kSize);
+          }
+        }
+      }
     }
   }
   GatherScalar1<kSize>(src, idx + j, n - j, srcCount, dst + j * kSize);
 }
 
-// inner > 1, a row whose indices differ: dst[j] = src[fix(idx[j])*inner + j].
+// inner > 1, a row whose indices differ: dst[i] = src[fix(idx[i])*inner + i].
+// src is one outer item.
 template <size_t kSize, typename Index>
 HWY_INLINE void GatherRowInnerN(const uint8_t* src, const Index* idx, size_t inner,
-                                size_t srcCount, bool nonNegative, bool fit32,
-                                uint8_t* dst) {
+                                size_t srcCount, bool nonNegative, uint8_t* dst) {
   size_t j = 0;
-  if constexpr (CanVector<kSize, Index>() && sizeof(Index) == 4) {
-    if (fit32) {
-      using U = hwy::UnsignedFromSize<kSize>;
-      const hn::ScalableTag<U> du;
+  if (OffsetsFit32<kSize>(srcCount, inner)) {
+    if constexpr (kSize == 8) {
+      const hn::ScalableTag<uint64_t> du;
       const hn::RebindToSigned<decltype(du)> di;
-      const hn::Rebind<int32_t, decltype(du)> d32;
+      const hn::Rebind<int32_t, decltype(di)> d32;
       const size_t N = hn::Lanes(du);
-      const U* s = reinterpret_cast<const U*>(src);
+      const uint64_t* s = reinterpret_cast<const uint64_t*>(src);
       const auto vInner = hn::Set(d32, static_cast<int32_t>(inner));
-      const auto vN = hn::Set(d32, static_cast<int32_t>(N));
       auto lane = hn::Iota(d32, 0);
       for (; j + N <= inner; j += N) {
-        auto k = hn::LoadU(d32, idx + j);
-        if (!nonNegative) {
-          k = hn::IfThenElse(hn::Lt(k, hn::Zero(d32)),
-                             hn::Add(k, hn::Set(d32, static_cast<int32_t>(srcCount))), k);
+        const auto e = hn::Add(hn::Mul(LoadIdx32(d32, idx + j, nonNegative, srcCount), vInner), lane);
+        lane = hn::Add(lane, hn::Set(d32, static_cast<int32_t>(N)));
+        hn::StoreU(hn::GatherIndex(du, s, hn::PromoteTo(di, e)), du,
+                   reinterpret_cast<uint64_t*>(dst + j * kSize));
+      }
+    } else {
+      const Idx32Tag<Index> d32;
+      const size_t N = hn::Lanes(d32);
+      const int64_t maxE =
+          static_cast<int64_t>(srcCount * inner) - static_cast<int64_t>(4 / kSize);
+      const auto vInner = hn::Set(d32, static_cast<int32_t>(inner));
+      auto lane = hn::Iota(d32, 0);
+      for (; j + N <= inner; j += N) {
+        const auto e = hn::Add(hn::Mul(LoadIdx32(d32, idx + j, nonNegative, srcCount), vInner), lane);
+        lane = hn::Add(lane, hn::Set(d32, static_cast<int32_t>(N)));
+        if (!GatherSmall<kSize>(d32, src, e, static_cast<int32_t>(maxE < 0 ? -1 : maxE),
+                                dst + j * kSize)) {
+          GatherScalarN<kSize>(src, idx, j, j + N, inner, srcCount, dst);
         }
-        const auto off32 = hn::Add(hn::Mul(k, vInner), lane);
-        lane = hn::Add(lane, vN);
-        hn::Vec<decltype(di)> off;
-        if constexpr (kSize == 4) {
-          off = hn::BitCast(di, off32);
-        } else {
-          off = hn::PromoteTo(di, off32);
-        }
-        hn::StoreU(hn::GatherIndex(du, s, off), du, reinterpret_cast<U*>(dst + j * kSize));
       }
     }
   }
-  GatherScalarN<kSize>(src, idx, j, inner, srcCount, dst);
+  GatherScalarN<kSize>(src, idx, j, inner, inner, srcCount, dst);
 }
 
 // True if all n indices equal idx[0] (vector compare, early exit).
@@ -269,8 +323,7 @@ void GatherElementsKernel(const detail::GatherArgs<typename Cfg::Index>& a) {
         std::memcpy(d, src + k * rowBytes, rowBytes);
         continue;
       }
-      GatherRowInnerN<S>(src, idx + c * a.inner, a.inner, a.srcCount, a.nonNegative,
-                         a.offsetsFit32, d);
+      GatherRowInnerN<S>(src, idx + c * a.inner, a.inner, a.srcCount, a.nonNegative, d);
     }
   }
 }

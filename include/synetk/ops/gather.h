@@ -109,7 +109,6 @@ class GatherElements final : public GatherElementsAny {
     dstSize_ = CheckedProduct(kLayer, "outer*idxCount*inner", {outer_, idxCount, inner});
     CheckedBytes(kLayer, "outer*srcCount*inner", srcSize_, sizeof(T));
     CheckedBytes(kLayer, "outer*idxCount*inner", dstSize_, sizeof(T) > sizeof(Index) ? sizeof(T) : sizeof(Index));
-    fit32_ = srcCount * inner <= static_cast<size_t>(std::numeric_limits<int32_t>::max());
   }
 
   GatherElements(std::initializer_list<size_t> outer, size_t srcCount, size_t inner,
@@ -237,14 +236,13 @@ class GatherElements final : public GatherElementsAny {
     a.inner = inner_;
     a.idxCount = idxCount_;
     a.nonNegative = constant;
-    a.offsetsFit32 = fit32_;
     using Cfg = detail::GatherCfg<sizeof(T), I>;
     SYNETK_DISPATCH(GatherElementsKernel<Cfg>)(a);
   }
 
   size_t outer_ = 1, srcCount_, inner_, idxCount_;
   size_t srcSize_ = 0, dstSize_ = 0;
-  bool indexConst_, fit32_ = false;
+  bool indexConst_;
   bool indexSet_ = false, narrow_ = false, repeated_ = false;
   std::vector<int32_t> idx32_, rows32_;
   std::vector<int64_t> idx64_, rows64_;
