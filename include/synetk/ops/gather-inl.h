@@ -205,12 +205,46 @@ HWY_INLINE hn::Vec<DI> LoadIdx64(DI di, const Index* p, bool nonNegative, size_t
   }
 }
 
+// inner == 1 with srcCount <= lanes (4-byte elements with int32 indices, or
+// 8-byte elements): the whole source row sits in one register and each
+// vector of indices is one TableLookupLanes. Returns the elements done.
+template <size_t kSize, typename Index>
+HWY_INLINE size_t GatherTable(const uint8_t* src, const Index* idx, size_t n, size_t srcCount,
+                              bool nonNegative, uint8_t* dst) {
+  if constexpr ((kSize == 4 && sizeof(Index) == 4) || kSize == 8) {
+    using U = hwy::UnsignedFromSize<kSize>;
+    const hn::ScalableTag<U> du;
+    const hn::RebindToSigned<decltype(du)> di;
+    const size_t N = hn::Lanes(du);
+    if (srcCount > N || N * kSize > HWY_MAX_BYTES) return 0;
+    HWY_ALIGN uint8_t row[HWY_MAX_BYTES] = {};
+    std::memcpy(row, src, srcCount * kSize);
+    const auto table = hn::Load(du, reinterpret_cast<const U*>(row));
+    size_t j = 0;
+    for (; j + N <= n; j += N) {
+      hn::Vec<decltype(di)> k;
+      if constexpr (kSize == 4) {
+        k = LoadIdx32(di, idx + j, nonNegative, srcCount);
+      } else {
+        k = LoadIdx64(di, idx + j, nonNegative, srcCount);
+      }
+      hn::StoreU(hn::TableLookupLanes(table, hn::IndicesFromVec(du, k)), du,
+                 reinterpret_cast<U*>(dst + j * kSize));
+    }
+    return j;
+  } else {
+    (void)src, (void)idx, (void)n, (void)srcCount, (void)nonNegative, (void)dst;
+    return 0;
+  }
+}
+
 // inner == 1: dst[j] = src[fix(idx[j])] for j < n. src is one outer item.
 template <size_t kSize, typename Index>
 HWY_INLINE void GatherRowInner1(const uint8_t* src, const Index* idx, size_t n,
                                 size_t srcCount, bool nonNegative, uint8_t* dst) {
   size_t j = 0;
   if (OffsetsFit32<kSize>(srcCount, 1)) {
+    j = GatherTable<kSize>(src, idx, n, srcCount, nonNegative, dst);
     if constexpr (kSize == 8) {
       const hn::ScalableTag<uint64_t> du;
       const hn::RebindToSigned<decltype(du)> di;
