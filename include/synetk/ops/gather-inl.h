@@ -167,25 +167,27 @@ HWY_INLINE hn::Vec<D32> LoadIdx32(D32 d32, const Index* p, bool nonNegative,
 
 // Elements of 1, 2 or 4 bytes at element offsets e (int32 lanes) of src, to
 // dst. 4 bytes: a 32-bit gather. 1 and 2 bytes: a 32-bit gather at the byte
-// offset, truncated; that reads up to 3 bytes past the element, so it is
-// taken only when every lane's e <= maxE (the last offset whose 4-byte read
-// stays inside the outer item); otherwise returns false and stores nothing.
+// offset, truncated. Lanes whose 4-byte read would pass limBytes (= bytes of
+// the outer item - 4, >= 0) read the 4 bytes ending inside it instead and
+// shift the element down, so no lane reads outside the outer item.
 template <size_t kSize, class D32>
-HWY_INLINE bool GatherSmall(D32 d32, const uint8_t* src, hn::Vec<D32> e, int32_t maxE,
+HWY_INLINE void GatherSmall(D32 d32, const uint8_t* src, hn::Vec<D32> e, int32_t limBytes,
                             uint8_t* dst) {
   const hn::RebindToUnsigned<D32> du32;
   if constexpr (kSize == 4) {
+    (void)limBytes;
     const auto v = hn::GatherIndex(du32, reinterpret_cast<const uint32_t*>(src), e);
     hn::StoreU(v, du32, reinterpret_cast<uint32_t*>(dst));
-    return true;
   } else {
-    if (!hn::AllFalse(d32, hn::Gt(e, hn::Set(d32, maxE)))) return false;
-    const auto off = kSize == 2 ? hn::ShiftLeft<1>(e) : e;
-    const auto w = hn::GatherOffset(d32, reinterpret_cast<const int32_t*>(src), off);
+    const auto byteOff = kSize == 2 ? hn::ShiftLeft<1>(e) : e;
+    const auto adj = hn::Max(hn::Sub(byteOff, hn::Set(d32, limBytes)), hn::Zero(d32));
+    const auto w = hn::GatherOffset(d32, reinterpret_cast<const int32_t*>(src),
+                                    hn::Sub(byteOff, adj));
+    const auto bits = hn::ShiftLeft<3>(hn::BitCast(du32, adj));
     using U = hwy::UnsignedFromSize<kSize>;
     const hn::Rebind<U, D32> dn;
-    hn::StoreU(hn::TruncateTo(dn, hn::BitCast(du32, w)), dn, reinterpret_cast<U*>(dst));
-    return true;
+    hn::StoreU(hn::TruncateTo(dn, hn::BitCast(du32, w) >> bits), dn,
+               reinterpret_cast<U*>(dst));
   }
 }
 
@@ -257,13 +259,11 @@ HWY_INLINE void GatherRowInner1(const uint8_t* src, const Index* idx, size_t n,
     } else {
       const Idx32Tag<Index> d32;
       const size_t N = hn::Lanes(d32);
-      const int64_t maxE = static_cast<int64_t>(srcCount) - static_cast<int64_t>(4 / kSize);
-      if (kSize == 4 || maxE >= 0) {
+      const int64_t limBytes = static_cast<int64_t>(srcCount * kSize) - 4;
+      if (limBytes >= 0) {
         for (; j + N <= n; j += N) {
           const auto k = LoadIdx32(d32, idx + j, nonNegative, srcCount);
-          if (!GatherSmall<kSize>(d32, src, k, static_cast<int32_t>(maxE), dst + j * kSize)) {
-            GatherScalar1<kSize>(src, idx + j, N, srcCount, dst + j * kSize);
-          }
+          GatherSmall<kSize>(d32, src, k, static_cast<int32_t>(limBytes), dst + j * kSize);
         }
       }
     }
@@ -295,17 +295,13 @@ HWY_INLINE void GatherRowInnerN(const uint8_t* src, const Index* idx, size_t inn
     } else {
       const Idx32Tag<Index> d32;
       const size_t N = hn::Lanes(d32);
-      const int64_t maxE =
-          static_cast<int64_t>(srcCount * inner) - static_cast<int64_t>(4 / kSize);
+      const int64_t limBytes = static_cast<int64_t>(srcCount * inner * kSize) - 4;
       const auto vInner = hn::Set(d32, static_cast<int32_t>(inner));
       auto lane = hn::Iota(d32, 0);
-      for (; j + N <= inner; j += N) {
+      for (; limBytes >= 0 && j + N <= inner; j += N) {
         const auto e = hn::Add(hn::Mul(LoadIdx32(d32, idx + j, nonNegative, srcCount), vInner), lane);
         lane = hn::Add(lane, hn::Set(d32, static_cast<int32_t>(N)));
-        if (!GatherSmall<kSize>(d32, src, e, static_cast<int32_t>(maxE < 0 ? -1 : maxE),
-                                dst + j * kSize)) {
-          GatherScalarN<kSize>(src, idx, j, j + N, inner, srcCount, dst);
-        }
+        GatherSmall<kSize>(d32, src, e, static_cast<int32_t>(limBytes), dst + j * kSize);
       }
     }
   }
