@@ -13,6 +13,9 @@
 #include "harness.h"
 #include "reference/gather_ref.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <limits>
 #include <memory>
 
@@ -201,6 +204,78 @@ TEST_CASE("GatherElements realistic shapes", "[gather]") {
     CheckShape<float, int32_t>({{4, 4}, 64, 64, 64}, IndexKind::kRowUniform);
     CheckShape<uint8_t, int64_t>({{2, 3}, 80, 85, 17}, IndexKind::kRowUniform);
     CheckShape<double, int32_t>({{1, 3}, 50, 49, 30}, IndexKind::kRandom);
+  });
+}
+
+// ---- Reads stay inside the caller's buffers ------------------------------------
+
+// Bytes between two inaccessible pages: a read one byte outside [data, data +
+// bytes) at either end faults (SIGSEGV) instead of passing unnoticed.
+class Fenced {
+ public:
+  Fenced(size_t bytes, bool atEnd) {
+    page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t body = (bytes + page_ - 1) / page_ * page_;
+    size_ = body + 2 * page_;
+    void* m = mmap(nullptr, size_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(m != MAP_FAILED);
+    base_ = static_cast<uint8_t*>(m);
+    REQUIRE(mprotect(base_ + page_, body, PROT_READ | PROT_WRITE) == 0);
+    data_ = atEnd ? base_ + page_ + body - bytes : base_ + page_;
+  }
+  ~Fenced() { munmap(base_, size_); }
+  Fenced(const Fenced&) = delete;
+  Fenced& operator=(const Fenced&) = delete;
+  uint8_t* data() { return data_; }
+
+ private:
+  size_t page_, size_;
+  uint8_t* base_;
+  uint8_t* data_;
+};
+
+// src and idx end (or start) exactly at an inaccessible page; indices pick
+// the last and first source rows, where 1- and 2-byte gathers read 32-bit
+// words around the element.
+template <typename T, typename I>
+void CheckFenced(const Shape& s) {
+  INFO("elem " << sizeof(T) << "B, index " << sizeof(I) * 8 << "b, srcCount " << s.srcCount
+               << ", inner " << s.inner << ", idxCount " << s.idxCount);
+  const auto srcV = RandomBits<T>(s.SrcSize());
+  const auto idxV = MakeIndices<I>(s, IndexKind::kBoundary);
+  std::vector<T> want(s.DstSize());
+  synetk_ref::GatherElements(srcV.data(), idxV.data(), want.data(), s.Outer(), s.srcCount,
+                             s.inner, s.idxCount);
+  for (bool atEnd : {true, false}) {
+    Fenced src(s.SrcSize() * sizeof(T), atEnd), idx(s.DstSize() * sizeof(I), atEnd);
+    std::memcpy(src.data(), srcV.data(), s.SrcSize() * sizeof(T));
+    std::memcpy(idx.data(), idxV.data(), s.DstSize() * sizeof(I));
+    const T* sp = reinterpret_cast<const T*>(src.data());
+    const I* ip = reinterpret_cast<const I*>(idx.data());
+    for (bool indexConst : {false, true}) {
+      synetk::GatherElements<T, I> g(s.outer.data(), s.outer.size(), s.srcCount, s.inner,
+                                     s.idxCount, indexConst);
+      if (indexConst) g.SetIndex(ip);
+      Guarded<T> dst(s.DstSize());
+      g.Forward(sp, ip, dst.data());
+      REQUIRE(std::memcmp(dst.data(), want.data(), want.size() * sizeof(T)) == 0);
+      REQUIRE(dst.GuardsIntact());
+    }
+  }
+}
+
+TEST_CASE("GatherElements never reads outside src or idx", "[gather]") {
+  SYNETK_FOR_EACH_TARGET([] {
+    ForEachType([](auto t, auto i) {
+      using T = decltype(t);
+      using I = decltype(i);
+      for (size_t srcCount : {size_t{1}, size_t{2}, size_t{3}, size_t{5}, size_t{40}}) {
+        CheckFenced<T, I>({{}, srcCount, 1, 67});
+        CheckFenced<T, I>({{3}, srcCount, 1, 33});
+        CheckFenced<T, I>({{2}, srcCount, 3, 11});
+        CheckFenced<T, I>({{2}, srcCount, 37, 2});
+      }
+    });
   });
 }
 
