@@ -8,6 +8,8 @@
 #define SYNETK_SIMD_H_
 
 #include "synetk/compat/types.h"
+#include "synetk/compat/context.h"
 #include "synetk/compat/fused.h"
+#include "synetk/compat/gather.h"
 
 #endif  // SYNETK_SIMD_H_

@@ -1,0 +1,87 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// synetk::simd: SimdSynetGatherElements{Init, SetIndex, InternalBufferSize,
+// Forward}. Include synetk/simd.h; release contexts with SimdRelease.
+#ifndef SYNETK_COMPAT_GATHER_H_
+#define SYNETK_COMPAT_GATHER_H_
+
+#include "synetk/compat/context.h"
+#include "synetk/compat/types.h"
+
+namespace synetk {
+namespace simd {
+namespace compat {
+
+template <typename Index>
+inline void* MakeGatherElements(SimdTensorDataType dataType, bool indexConst, size_t indexUsers,
+                                const size_t* outer, size_t outerSize, size_t srcCount,
+                                size_t inner, size_t idxCount) {
+  auto make = [&](auto elem) -> void* {
+    using T = decltype(elem);
+    Context* c = new GatherElements<T, Index>(outer, outerSize, srcCount, inner, idxCount,
+                                              indexConst, indexUsers);
+    return c;
+  };
+  switch (dataType) {
+    case SimdTensorData32f: return make(float());
+    case SimdTensorData32i: return make(int32_t());
+    case SimdTensorData8i: return make(int8_t());
+    case SimdTensorData8u: return make(uint8_t());
+    case SimdTensorDataBool: return make(uint8_t());
+    case SimdTensorData64i: return make(int64_t());
+    case SimdTensorData64u: return make(uint64_t());
+    case SimdTensorData16b: return make(uint16_t());  // bfloat16 bits
+    case SimdTensorData16f: return make(uint16_t());  // float16 bits
+    default: return nullptr;
+  }
+}
+
+inline GatherElementsAny* GatherContext(const void* context, const char* fn) {
+  if (context == nullptr) detail::Fail(fn, "context", context, "a context from SimdSynetGatherElementsInit");
+  auto* c = dynamic_cast<GatherElementsAny*>(static_cast<Context*>(const_cast<void*>(context)));
+  if (c == nullptr) detail::Fail(fn, "context", context, "a context from SimdSynetGatherElementsInit");
+  return c;
+}
+
+}  // namespace compat
+
+/// Returns a gather elements context, or NULL for an unsupported dataType or
+/// an indexType other than SimdTensorData32i / SimdTensorData64i (as the
+/// original). Invalid shapes (a zero or overflowing size, null outer with
+/// outerSize > 0) throw synetk::Error. indexUsers is ignored (as the original).
+inline void* SimdSynetGatherElementsInit(SimdTensorDataType dataType, SimdTensorDataType indexType,
+                                         SimdBool indexConst, size_t indexUsers,
+                                         const size_t* outer, size_t outerSize, size_t srcCount,
+                                         size_t inner, size_t idxCount) {
+  const bool isConst = indexConst != SimdFalse;
+  if (indexType == SimdTensorData32i) {
+    return compat::MakeGatherElements<int32_t>(dataType, isConst, indexUsers, outer, outerSize,
+                                               srcCount, inner, idxCount);
+  }
+  if (indexType == SimdTensorData64i) {
+    return compat::MakeGatherElements<int64_t>(dataType, isConst, indexUsers, outer, outerSize,
+                                               srcCount, inner, idxCount);
+  }
+  return nullptr;
+}
+
+/// Sets and analyses a constant index (context made with indexConst).
+inline void SimdSynetGatherElementsSetIndex(const void* context, const uint8_t* idx) {
+  compat::GatherContext(context, "SimdSynetGatherElementsSetIndex")->SetIndexBytes(idx);
+}
+
+/// Bytes of analysed index data the context keeps.
+inline size_t SimdSynetGatherElementsInternalBufferSize(const void* context) {
+  return compat::GatherContext(context, "SimdSynetGatherElementsInternalBufferSize")
+      ->InternalBufferSize();
+}
+
+/// dst = gather(src, idx); an out-of-range index throws synetk::Error.
+inline void SimdSynetGatherElementsForward(void* context, const uint8_t* src, const uint8_t* idx,
+                                           uint8_t* dst) {
+  compat::GatherContext(context, "SimdSynetGatherElementsForward")->ForwardBytes(src, idx, dst);
+}
+
+}  // namespace simd
+}  // namespace synetk
+
+#endif  // SYNETK_COMPAT_GATHER_H_

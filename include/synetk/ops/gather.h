@@ -1,0 +1,253 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// GatherElements: the public context class. Included by synetk.h after every
+// target's kernels exist (HWY_ONCE); do not include directly.
+#ifndef SYNETK_OPS_GATHER_H_
+#define SYNETK_OPS_GATHER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "synetk/context.h"
+#include "synetk/detail/check.h"
+#include "synetk/detail/dispatch.h"
+
+namespace synetk {
+namespace detail {
+
+// Throws for the first index of idx[n] (a tensor [outer, idxCount, inner])
+// outside [-srcCount, srcCount), naming its position and value. Called only
+// after the vectorized check failed, so speed does not matter here.
+template <typename Index>
+[[noreturn]] inline void FailGatherIndex(const char* layer, const Index* idx,
+                                         size_t n, size_t idxCount, size_t inner,
+                                         size_t srcCount) {
+  const int64_t s = static_cast<int64_t>(srcCount);
+  for (size_t j = 0; j < n; ++j) {
+    const int64_t v = static_cast<int64_t>(idx[j]);
+    if (v < -s || v >= s) {
+      std::ostringstream param, expected;
+      param << "idx[outer " << j / (idxCount * inner) << ", index " << (j / inner) % idxCount
+            << ", inner " << j % inner << "]";
+      expected << "an index in [" << -s << ", " << s << ") (srcCount = " << srcCount << ")";
+      Fail(layer, param.str().c_str(), v, expected.str().c_str());
+    }
+  }
+  Fail(layer, "idx", "out of range", "indices in [-srcCount, srcCount)");
+}
+
+}  // namespace detail
+}  // namespace synetk
+
+SYNETK_NAMESPACE_BEGIN
+
+/// Byte-level interface of every GatherElements<T, Index> (the compatibility
+/// layer holds contexts of run-time element and index types through it).
+class GatherElementsAny : public Context {
+ public:
+  virtual void SetIndexBytes(const void* idx) = 0;
+  virtual size_t InternalBufferSize() const = 0;
+  virtual void ForwardBytes(const void* src, const void* idx, void* dst) const = 0;
+};
+
+/// GatherElements over tensors viewed as src [outer..., srcCount, inner] and
+/// idx, dst [outer..., idxCount, inner]:
+///   dst[o, c, i] = src[o, k, i], k = idx[o, c, i] (+ srcCount if negative).
+/// T: any trivially copyable type of 1, 2, 4 or 8 bytes (uint8_t,
+/// hwy::bfloat16_t, float, double, user types): the gather moves bits.
+/// Index: int32_t or int64_t. An index outside [-srcCount, srcCount) throws
+/// synetk::Error naming its position and value; nothing is written then.
+///
+/// Constant-index mode (indexConst): call SetIndex once; it validates the
+/// indices, removes the negative fix-up, narrows int64 to int32 when
+/// srcCount allows, stores one slice when every outer item repeats the same
+/// indices, and (inner > 1) finds rows whose `inner` indices are all equal,
+/// which Forward then copies as contiguous runs. InternalBufferSize reports
+/// the bytes kept. Forward then ignores its idx argument (it may be null).
+template <typename T, typename Index>
+class GatherElements final : public GatherElementsAny {
+  static_assert(std::is_trivially_copyable_v<T>, "GatherElements moves elements as bits");
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
+                "GatherElements takes elements of 1, 2, 4 or 8 bytes");
+  static_assert(std::is_same_v<Index, int32_t> || std::is_same_v<Index, int64_t>,
+                "GatherElements takes int32_t or int64_t indices");
+
+ public:
+  static constexpr const char* kLayer = "GatherElements";
+
+  /// outer: outerSize outer dimensions (null allowed when outerSize == 0);
+  /// their product is the outer count. indexUsers is accepted for
+  /// compatibility with the original and ignored.
+  GatherElements(const size_t* outer, size_t outerSize, size_t srcCount, size_t inner,
+                 size_t idxCount, bool indexConst = false, size_t indexUsers = 1)
+      : srcCount_(srcCount), inner_(inner), idxCount_(idxCount), indexConst_(indexConst) {
+    (void)indexUsers;
+    using namespace detail;
+    if (outerSize > 0) CheckNotNull(kLayer, "outer", outer);
+    size_t count = 1;
+    for (size_t k = 0; k < outerSize; ++k) {
+      if (outer[k] == 0) {
+        const std::string p = "outer[" + std::to_string(k) + "]";
+        Fail(kLayer, p.c_str(), outer[k], "> 0");
+      }
+      count = CheckedProduct(kLayer, "outer", {count, outer[k]});
+    }
+    outer_ = count;
+    CheckPositive(kLayer, "srcCount", srcCount);
+    CheckPositive(kLayer, "inner", inner);
+    CheckPositive(kLayer, "idxCount", idxCount);
+    if (srcCount > static_cast<size_t>(std::numeric_limits<Index>::max())) {
+      Fail(kLayer, "srcCount", srcCount, "at most the largest value of the index type");
+    }
+    srcSize_ = CheckedProduct(kLayer, "outer*srcCount*inner", {outer_, srcCount, inner});
+    dstSize_ = CheckedProduct(kLayer, "outer*idxCount*inner", {outer_, idxCount, inner});
+    CheckedBytes(kLayer, "outer*srcCount*inner", srcSize_, sizeof(T));
+    CheckedBytes(kLayer, "outer*idxCount*inner", dstSize_, sizeof(T) > sizeof(Index) ? sizeof(T) : sizeof(Index));
+  }
+
+  GatherElements(std::initializer_list<size_t> outer, size_t srcCount, size_t inner,
+                 size_t idxCount, bool indexConst = false)
+      : GatherElements(outer.begin(), outer.size(), srcCount, inner, idxCount, indexConst) {}
+
+  size_t OuterCount() const { return outer_; }
+  size_t SrcSize() const { return srcSize_; }  // elements of src
+  size_t DstSize() const { return dstSize_; }  // elements of idx and dst
+  bool IndexConst() const { return indexConst_; }
+  bool IndexSet() const { return indexSet_; }
+
+  /// Constant-index mode only: validates and analyses idx (DstSize()
+  /// indices). On error the context keeps its previous index, if any.
+  void SetIndex(const Index* idx) {
+    using namespace detail;
+    if (!indexConst_) Fail(kLayer, "indexConst", "false", "true (a constant-index context) for SetIndex");
+    CheckNotNull(kLayer, "idx", idx);
+    CheckIndices(idx);
+    const size_t slice = idxCount_ * inner_;
+    std::vector<Index> fixed(dstSize_);
+    for (size_t j = 0; j < dstSize_; ++j) {
+      fixed[j] = idx[j] < 0 ? static_cast<Index>(idx[j] + static_cast<Index>(srcCount_)) : idx[j];
+    }
+    bool repeated = outer_ > 1;
+    for (size_t o = 1; o < outer_ && repeated; ++o) {
+      repeated = std::memcmp(fixed.data(), fixed.data() + o * slice, slice * sizeof(Index)) == 0;
+    }
+    const size_t kept = repeated ? 1 : outer_;
+    const size_t rows = kept * idxCount_;
+    std::vector<int64_t> rowIndex;
+    bool allUniform = false;
+    if (inner_ > 1) {
+      rowIndex.resize(rows);
+      allUniform = true;
+      for (size_t r = 0; r < rows; ++r) {
+        const Index* p = fixed.data() + r * inner_;
+        bool uniform = true;
+        for (size_t i = 1; i < inner_ && uniform; ++i) uniform = p[i] == p[0];
+        rowIndex[r] = uniform ? static_cast<int64_t>(p[0]) : -1;
+        allUniform &= uniform;
+      }
+    }
+    const bool narrow = srcCount_ <= static_cast<size_t>(std::numeric_limits<int32_t>::max());
+    idx32_.clear();
+    idx64_.clear();
+    rows32_.clear();
+    rows64_.clear();
+    const size_t keepIdx = allUniform ? 0 : kept * slice;
+    if (narrow) {
+      idx32_.assign(fixed.begin(), fixed.begin() + keepIdx);
+      rows32_.assign(rowIndex.begin(), rowIndex.end());
+    } else {
+      idx64_.assign(fixed.begin(), fixed.begin() + keepIdx);
+      rows64_.assign(rowIndex.begin(), rowIndex.end());
+    }
+    idx32_.shrink_to_fit();
+    idx64_.shrink_to_fit();
+    rows32_.shrink_to_fit();
+    rows64_.shrink_to_fit();
+    narrow_ = narrow;
+    repeated_ = repeated;
+    indexSet_ = true;
+  }
+
+  /// Bytes of analysed index data the context keeps (0 before SetIndex and
+  /// in non-constant mode).
+  size_t InternalBufferSize() const override {
+    return idx32_.size() * sizeof(int32_t) + rows32_.size() * sizeof(int32_t) +
+           idx64_.size() * sizeof(int64_t) + rows64_.size() * sizeof(int64_t);
+  }
+
+  /// True when SetIndex found every outer item using the same indices.
+  bool IndexRepeated() const { return repeated_; }
+  /// True when SetIndex stored the indices as int32.
+  bool IndexNarrowed() const { return indexSet_ && narrow_; }
+
+  /// dst = gather(src, idx). src: SrcSize() elements; idx, dst: DstSize().
+  /// In constant-index mode idx is ignored (may be null).
+  void Forward(const T* src, const Index* idx, T* dst) const {
+    using namespace detail;
+    CheckNotNull(kLayer, "src", src);
+    CheckNotNull(kLayer, "dst", dst);
+    const size_t srcBytes = srcSize_ * sizeof(T), dstBytes = dstSize_ * sizeof(T);
+    CheckNoPartialOverlap(kLayer, "dst", dst, dstBytes, "src", src, srcBytes, false);
+    if (indexConst_) {
+      if (!indexSet_) Fail(kLayer, "SetIndex", "not called", "SetIndex before Forward with a constant index");
+      if (narrow_) {
+        Run<int32_t>(src, idx32_.empty() ? nullptr : idx32_.data(), rows32_, true, dst);
+      } else {
+        Run<int64_t>(src, idx64_.empty() ? nullptr : idx64_.data(), rows64_, true, dst);
+      }
+      return;
+    }
+    CheckNotNull(kLayer, "idx", idx);
+    CheckNoPartialOverlap(kLayer, "dst", dst, dstBytes, "idx", idx, dstSize_ * sizeof(Index), false);
+    CheckIndices(idx);
+    Run<Index>(src, idx, std::vector<Index>(), false, dst);
+  }
+
+  void SetIndexBytes(const void* idx) override { SetIndex(static_cast<const Index*>(idx)); }
+  void ForwardBytes(const void* src, const void* idx, void* dst) const override {
+    Forward(static_cast<const T*>(src), static_cast<const Index*>(idx), static_cast<T*>(dst));
+  }
+
+ private:
+  void CheckIndices(const Index* idx) const {
+    using Check = detail::GatherCheckCfg<Index>;
+    if (!SYNETK_DISPATCH(GatherCheckKernel<Check>)(idx, dstSize_, static_cast<int64_t>(srcCount_))) {
+      detail::FailGatherIndex(kLayer, idx, dstSize_, idxCount_, inner_, srcCount_);
+    }
+  }
+
+  template <typename I>
+  void Run(const T* src, const I* idx, const std::vector<I>& rows, bool constant, T* dst) const {
+    detail::GatherArgs<I> a;
+    a.src = reinterpret_cast<const uint8_t*>(src);
+    a.dst = reinterpret_cast<uint8_t*>(dst);
+    a.idx = idx;
+    a.idxOuterStride = (constant && repeated_) ? 0 : idxCount_ * inner_;
+    a.rowIndex = rows.empty() ? nullptr : rows.data();
+    a.rowOuterStride = repeated_ ? 0 : idxCount_;
+    a.outer = outer_;
+    a.srcCount = srcCount_;
+    a.inner = inner_;
+    a.idxCount = idxCount_;
+    a.nonNegative = constant;
+    using Cfg = detail::GatherCfg<sizeof(T), I>;
+    SYNETK_DISPATCH(GatherElementsKernel<Cfg>)(a);
+  }
+
+  size_t outer_ = 1, srcCount_, inner_, idxCount_;
+  size_t srcSize_ = 0, dstSize_ = 0;
+  bool indexConst_;
+  bool indexSet_ = false, narrow_ = false, repeated_ = false;
+  std::vector<int32_t> idx32_, rows32_;
+  std::vector<int64_t> idx64_, rows64_;
+};
+
+SYNETK_NAMESPACE_END
+
+#endif  // SYNETK_OPS_GATHER_H_
