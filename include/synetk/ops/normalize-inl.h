@@ -86,9 +86,12 @@ inline constexpr size_t kNormChunk = 2048;
 inline constexpr size_t kNormChannelGroup = 64;
 // Positions summed in fp32 before the Kahan step of column sums (NHWC).
 inline constexpr size_t kNormPositionGroup = 64;
-// NCHW V1/V2: a block of positions of all channels should stay in L1.
-inline constexpr size_t kNormBlockBytes = 24 * 1024;
-inline constexpr size_t kNormMaxBlock = 512;  // positions; stack statistics
+// NCHW V1/V2: a block of positions of all channels should stay in L2.
+#ifndef SYNETK_NORMALIZE_BLOCK_BYTES
+#define SYNETK_NORMALIZE_BLOCK_BYTES (512 * 1024)
+#endif
+inline constexpr size_t kNormBlockBytes = SYNETK_NORMALIZE_BLOCK_BYTES;
+inline constexpr size_t kNormMaxBlock = 1024;  // positions; stack statistics
 
 // Accumulation modes: 0 sum x, 1 sum x^2, 2 sum (x - m)^2.
 template <int kMode, class V>
@@ -119,34 +122,38 @@ HWY_INLINE void StoreFloats(DF df, hn::Vec<DF> v, float* p, size_t count) {
   }
 }
 
-// Sum over a contiguous run of L elements of mode kMode (m: the mean for
-// mode 2), in fp32 lanes per chunk and double across chunks.
+// Sum over a contiguous run of L <= kNormChunk elements of mode kMode (m:
+// the mean for mode 2) in fp32 lanes; the result is broadcast to all lanes.
 template <int kMode, typename T, class DF>
-HWY_INLINE double RowSum(DF df, const T* p, size_t L, float m) {
+HWY_INLINE hn::Vec<DF> RowSumVec(DF df, const T* p, size_t L, hn::Vec<DF> vm) {
   using V = hn::Vec<DF>;
   const size_t N = hn::Lanes(df);
-  const V vm = hn::Set(df, m);
-  double total = 0.0;
+  V a0 = hn::Zero(df), a1 = hn::Zero(df), a2 = hn::Zero(df), a3 = hn::Zero(df);
   size_t i = 0;
-  while (i < L) {
-    const size_t end = std::min(L, i + kNormChunk);
-    V a0 = hn::Zero(df), a1 = hn::Zero(df), a2 = hn::Zero(df), a3 = hn::Zero(df);
-    for (; i + 4 * N <= end; i += 4 * N) {
-      a0 = NormAcc<kMode>(a0, LoadF32(df, p + i), vm);
-      a1 = NormAcc<kMode>(a1, LoadF32(df, p + i + N), vm);
-      a2 = NormAcc<kMode>(a2, LoadF32(df, p + i + 2 * N), vm);
-      a3 = NormAcc<kMode>(a3, LoadF32(df, p + i + 3 * N), vm);
-    }
-    for (; i + N <= end; i += N) a0 = NormAcc<kMode>(a0, LoadF32(df, p + i), vm);
-    if (i < end) {
-      const size_t n = end - i;
-      const V x = LoadF32Partial(df, p + i, n);
-      a1 = hn::Add(a1, hn::IfThenElseZero(hn::FirstN(df, n),
-                                          NormAcc<kMode>(hn::Zero(df), x, vm)));
-      i = end;
-    }
-    const V a = hn::Add(hn::Add(a0, a1), hn::Add(a2, a3));
-    total += static_cast<double>(hn::GetLane(hn::SumOfLanes(df, a)));
+  for (; i + 4 * N <= L; i += 4 * N) {
+    a0 = NormAcc<kMode>(a0, LoadF32(df, p + i), vm);
+    a1 = NormAcc<kMode>(a1, LoadF32(df, p + i + N), vm);
+    a2 = NormAcc<kMode>(a2, LoadF32(df, p + i + 2 * N), vm);
+    a3 = NormAcc<kMode>(a3, LoadF32(df, p + i + 3 * N), vm);
+  }
+  for (; i + N <= L; i += N) a0 = NormAcc<kMode>(a0, LoadF32(df, p + i), vm);
+  if (i < L) {
+    const size_t n = L - i;
+    const V x = LoadF32Partial(df, p + i, n);
+    a1 = hn::Add(a1, hn::IfThenElseZero(hn::FirstN(df, n), NormAcc<kMode>(hn::Zero(df), x, vm)));
+  }
+  return hn::SumOfLanes(df, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)));
+}
+
+// Sum over a contiguous run of any length: fp32 lanes per chunk of
+// kNormChunk elements, double across chunks.
+template <int kMode, typename T, class DF>
+HWY_INLINE double RowSum(DF df, const T* p, size_t L, float m) {
+  const auto vm = hn::Set(df, m);
+  double total = 0.0;
+  for (size_t i = 0; i < L; i += kNormChunk) {
+    const size_t n = std::min(kNormChunk, L - i);
+    total += static_cast<double>(hn::GetLane(RowSumVec<kMode>(df, p + i, n, vm)));
   }
   return total;
 }
@@ -173,54 +180,77 @@ inline float SafeRsqrtScalar(double d) {
   return d == 0.0 ? 0.0f : static_cast<float>(1.0 / std::sqrt(d));
 }
 
+// Mean and sum of squared deviations of one group of nb values, summed as
+// deviations from a pivot that is one of the group's values (acc1 = sum of
+// x - pivot, acc2 = sum of (x - pivot)^2), merged into running moments of
+// na values (Chan et al.). Because the pivot belongs to the group,
+// (pivot - mean)^2 <= nb*variance, so the shifted sums lose at most about
+// nb ulps; groups are kept short (kNormChannelGroup, kNormPositionGroup).
+template <class DF>
+HWY_INLINE void MergeMoments(DF df, hn::Vec<DF>& mean, hn::Vec<DF>& m2, size_t na,
+                             hn::Vec<DF> pivot, hn::Vec<DF> acc1, hn::Vec<DF> acc2,
+                             size_t nb) {
+  const auto vnb = hn::Set(df, static_cast<float>(nb));
+  const auto d1 = hn::Div(acc1, vnb);  // group mean - pivot
+  const auto bmean = hn::Add(pivot, d1);
+  const auto bm2 = hn::Sub(acc2, hn::Mul(acc1, d1));
+  const auto delta = hn::Sub(bmean, mean);
+  const float n = static_cast<float>(na + nb);
+  mean = hn::Add(mean, hn::Mul(delta, hn::Set(df, static_cast<float>(nb) / n)));
+  const auto w = hn::Set(df, static_cast<float>(static_cast<double>(na) * nb / n));
+  m2 = hn::Add(hn::Add(m2, bm2), hn::Mul(hn::Mul(delta, delta), w));
+}
+
+// 1/sqrt(max(m2/n, 0) + eps), 0 where that is 0.
+template <class DF>
+HWY_INLINE hn::Vec<DF> NormFromM2(DF df, hn::Vec<DF> m2, size_t n, hn::Vec<DF> veps) {
+  const auto var = hn::Max(hn::Zero(df), hn::Div(m2, hn::Set(df, static_cast<float>(n))));
+  return SafeRsqrt(df, hn::Add(var, veps));
+}
+
 // ---------------------------------------------------------------------------
-// NCHW V1 (per position) and V2: statistics over channels for kV vectors of
-// positions, kept in registers; load(c, v) returns vector v of channel c.
-// V1: out0 = 1/sqrt(sum x^2 + eps). V2: out0 = mean, out1 = 1/sqrt(var + eps).
-template <int kVersion, size_t kV, class DF, class Load>
-HWY_INLINE void PositionStats(DF df, size_t C, float eps, const Load& load,
-                              float* out0, float* out1) {
+// NCHW V1 (per position) and V2: tot[j] = sum over channels of mode(x[c, j])
+// for the `len` positions of a block, channel row by channel row (each row
+// segment is contiguous, so the reads stream). Channels are summed in fp32
+// groups of kNormChannelGroup before being added into tot. acc, tot (and
+// mean for mode 2) hold RoundUp(len, N) floats.
+template <int kMode, typename T, class DF>
+HWY_INLINE void ChannelSums(DF df, const T* blk, size_t C, size_t S, size_t len,
+                            const float* mean, float* acc, float* tot) {
   using V = hn::Vec<DF>;
   const size_t N = hn::Lanes(df);
+  const size_t lenV = (len + N - 1) / N * N;
   const V zero = hn::Zero(df);
-  const V veps = hn::Set(df, eps);
-  const V vC = hn::Set(df, static_cast<float>(C));
-  V mean[kV], tot[kV];
-  for (size_t v = 0; v < kV; ++v) mean[v] = zero;
-  auto sums = [&](auto mode) HWY_ATTR {
-    constexpr int kMode = decltype(mode)::value;
-    for (size_t v = 0; v < kV; ++v) tot[v] = zero;
-    for (size_t c0 = 0; c0 < C; c0 += kNormChannelGroup) {
-      const size_t c1 = std::min(C, c0 + kNormChannelGroup);
-      V acc[kV];
-      for (size_t v = 0; v < kV; ++v) acc[v] = zero;
-      for (size_t c = c0; c < c1; ++c) {
-        for (size_t v = 0; v < kV; ++v) acc[v] = NormAcc<kMode>(acc[v], load(c, v), mean[v]);
+  (void)mean;  // mode 2 only
+  std::fill(tot, tot + lenV, 0.0f);
+  for (size_t c0 = 0; c0 < C; c0 += kNormChannelGroup) {
+    const size_t c1 = std::min(C, c0 + kNormChannelGroup);
+    std::fill(acc, acc + lenV, 0.0f);
+    for (size_t c = c0; c < c1; ++c) {
+      const T* row = blk + c * S;
+      size_t j = 0;
+      for (; j + N <= len; j += N) {
+        V m = zero;
+        if constexpr (kMode == 2) m = hn::Load(df, mean + j);
+        hn::Store(NormAcc<kMode>(hn::Load(df, acc + j), LoadF32(df, row + j), m), df, acc + j);
       }
-      for (size_t v = 0; v < kV; ++v) tot[v] = hn::Add(tot[v], acc[v]);
+      if (j < len) {
+        V m = zero;
+        if constexpr (kMode == 2) m = hn::Load(df, mean + j);
+        const V x = LoadF32Partial(df, row + j, len - j);
+        hn::Store(NormAcc<kMode>(hn::Load(df, acc + j), x, m), df, acc + j);
+      }
     }
-  };
-  if constexpr (kVersion == 1) {
-    sums(std::integral_constant<int, 1>());
-    for (size_t v = 0; v < kV; ++v) {
-      hn::Store(SafeRsqrt(df, hn::Add(tot[v], veps)), df, out0 + v * N);
-    }
-    (void)out1;
-    (void)vC;
-  } else {
-    sums(std::integral_constant<int, 0>());
-    for (size_t v = 0; v < kV; ++v) mean[v] = hn::Div(tot[v], vC);
-    sums(std::integral_constant<int, 2>());
-    for (size_t v = 0; v < kV; ++v) {
-      hn::Store(mean[v], df, out0 + v * N);
-      hn::Store(SafeRsqrt(df, hn::Add(hn::Div(tot[v], vC), veps)), df, out1 + v * N);
+    for (size_t j = 0; j < lenV; j += N) {
+      hn::Store(hn::Add(hn::Load(df, tot + j), hn::Load(df, acc + j)), df, tot + j);
     }
   }
 }
 
-// NCHW V1 (acrossSpatial false) and V2 for one batch item, in blocks of
-// positions whose channel column stays in L1: statistics, then the output
-// written channel row by channel row while the block is still cached.
+// NCHW V1 (acrossSpatial false) and V2 for one batch item, in blocks of up
+// to kNormMaxBlock positions whose channel column (C x block) stays in L2:
+// statistics per position, then the output written channel row by channel
+// row while the block is still cached. The tensor is read from memory once.
 template <int kVersion, typename T, class DF>
 HWY_INLINE void NormalizeNchwBlocked(DF df, const detail::NormalizeArgs<T>& a,
                                      const T* src, T* dst) {
@@ -229,29 +259,58 @@ HWY_INLINE void NormalizeNchwBlocked(DF df, const detail::NormalizeArgs<T>& a,
   const size_t C = a.channels, S = a.spatial;
   size_t B = kNormBlockBytes / (C * sizeof(T));
   B = std::min(kNormMaxBlock, std::max(N, B / N * N));
-  HWY_ALIGN float st0[kNormMaxBlock];
-  HWY_ALIGN float st1[kNormMaxBlock];
+  HWY_ALIGN float st0[kNormMaxBlock];  // V1: factor; V2: mean
+  HWY_ALIGN float st1[kNormMaxBlock];  // V2: norm
+  HWY_ALIGN float acc[kNormMaxBlock];
+  HWY_ALIGN float acc2[kNormMaxBlock];
+  const V veps = hn::Set(df, a.eps);
   for (size_t s0 = 0; s0 < S; s0 += B) {
     const size_t len = std::min(B, S - s0);
+    const size_t lenV = (len + N - 1) / N * N;
     const T* blk = src + s0;
-    size_t j = 0;
-    for (; j + 4 * N <= len; j += 4 * N) {
-      PositionStats<kVersion, 4>(
-          df, C, a.eps,
-          [&](size_t c, size_t v) HWY_ATTR { return LoadF32(df, blk + c * S + j + v * N); },
-          st0 + j, st1 + j);
-    }
-    for (; j + N <= len; j += N) {
-      PositionStats<kVersion, 1>(
-          df, C, a.eps, [&](size_t c, size_t) HWY_ATTR { return LoadF32(df, blk + c * S + j); },
-          st0 + j, st1 + j);
-    }
-    if (j < len) {
-      const size_t n = len - j;
-      PositionStats<kVersion, 1>(
-          df, C, a.eps,
-          [&](size_t c, size_t) HWY_ATTR { return LoadF32Partial(df, blk + c * S + j, n); },
-          st0 + j, st1 + j);
+    if constexpr (kVersion == 1) {
+      ChannelSums<1>(df, blk, C, S, len, nullptr, acc, st0);
+      for (size_t j = 0; j < lenV; j += N) {
+        hn::Store(SafeRsqrt(df, hn::Add(hn::Load(df, st0 + j), veps)), df, st0 + j);
+      }
+    } else {
+      // Moments per position, one channel group at a time, pivot = the
+      // group's first channel row.
+      std::fill(st0, st0 + lenV, 0.0f);
+      std::fill(st1, st1 + lenV, 0.0f);
+      for (size_t c0 = 0; c0 < C; c0 += kNormChannelGroup) {
+        const size_t c1 = std::min(C, c0 + kNormChannelGroup);
+        const T* piv = blk + c0 * S;
+        std::fill(acc, acc + lenV, 0.0f);
+        std::fill(acc2, acc2 + lenV, 0.0f);
+        for (size_t c = c0 + 1; c < c1; ++c) {
+          const T* row = blk + c * S;
+          size_t j = 0;
+          for (; j + N <= len; j += N) {
+            const V d = hn::Sub(LoadF32(df, row + j), LoadF32(df, piv + j));
+            hn::Store(hn::Add(hn::Load(df, acc + j), d), df, acc + j);
+            hn::Store(hn::MulAdd(d, d, hn::Load(df, acc2 + j)), df, acc2 + j);
+          }
+          if (j < len) {
+            const V d = hn::Sub(LoadF32Partial(df, row + j, len - j),
+                                LoadF32Partial(df, piv + j, len - j));
+            hn::Store(hn::Add(hn::Load(df, acc + j), d), df, acc + j);
+            hn::Store(hn::MulAdd(d, d, hn::Load(df, acc2 + j)), df, acc2 + j);
+          }
+        }
+        for (size_t j = 0; j < lenV; j += N) {
+          const size_t n = std::min(N, len - std::min(len, j));
+          const V pv = n == N ? LoadF32(df, piv + j) : LoadF32Partial(df, piv + j, n);
+          V mean = hn::Load(df, st0 + j), m2 = hn::Load(df, st1 + j);
+          MergeMoments(df, mean, m2, c0, pv, hn::Load(df, acc + j), hn::Load(df, acc2 + j),
+                       c1 - c0);
+          hn::Store(mean, df, st0 + j);
+          hn::Store(m2, df, st1 + j);
+        }
+      }
+      for (size_t j = 0; j < lenV; j += N) {
+        hn::Store(NormFromM2(df, hn::Load(df, st1 + j), C, veps), df, st1 + j);
+      }
     }
     for (size_t c = 0; c < C; ++c) {
       const V sc = hn::Set(df, a.scale[c]);
@@ -273,26 +332,42 @@ HWY_INLINE void NormalizeNchwBlocked(DF df, const detail::NormalizeArgs<T>& a,
 }
 
 // NHWC V1 (acrossSpatial false) and V2: each pixel's channel row is
-// contiguous and small, so it is reduced and written while in L1.
+// contiguous and small, so it is reduced and written while in L1. Rows of
+// at most kNormChunk channels stay in vector registers throughout.
 template <int kVersion, typename T, class DF>
 HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
                                   const T* src, T* dst) {
   using V = hn::Vec<DF>;
   const size_t C = a.channels, S = a.spatial;
+  const V zero = hn::Zero(df), veps = hn::Set(df, a.eps);
+  const V vC = hn::Set(df, static_cast<float>(C));
+  const bool shortRow = C <= kNormChunk;
   for (size_t s = 0; s < S; ++s) {
     const T* row = src + s * C;
     T* out = dst + s * C;
     if constexpr (kVersion == 1) {
-      const double ss = RowSum<1>(df, row, C, 0.0f);
-      const V k = hn::Set(df, SafeRsqrtScalar(ss + a.eps));
+      V k;
+      if (shortRow) {
+        k = SafeRsqrt(df, hn::Add(RowSumVec<1>(df, row, C, zero), veps));
+      } else {
+        k = hn::Set(df, SafeRsqrtScalar(RowSum<1>(df, row, C, 0.0f) + a.eps));
+      }
       MapRow(df, row, out, C, [&](size_t i, size_t n, V x) HWY_ATTR {
         return hn::Mul(x, hn::Mul(LoadParam(df, a.scale + i, n), k));
       });
     } else {
-      const float mean = static_cast<float>(RowSum<0>(df, row, C, 0.0f) / static_cast<double>(C));
-      const double var = RowSum<2>(df, row, C, mean) / static_cast<double>(C);
-      const V norm = hn::Set(df, SafeRsqrtScalar(var + a.eps));
-      const V vm = hn::Set(df, mean);
+      V vm, norm;
+      if (shortRow) {
+        vm = hn::Div(RowSumVec<0>(df, row, C, zero), vC);
+        const V var = hn::Div(RowSumVec<2>(df, row, C, vm), vC);
+        norm = SafeRsqrt(df, hn::Add(var, veps));
+      } else {
+        const float mean =
+            static_cast<float>(RowSum<0>(df, row, C, 0.0f) / static_cast<double>(C));
+        const double var = RowSum<2>(df, row, C, mean) / static_cast<double>(C);
+        vm = hn::Set(df, mean);
+        norm = hn::Set(df, SafeRsqrtScalar(var + a.eps));
+      }
       MapRow(df, row, out, C, [&](size_t i, size_t n, V x) HWY_ATTR {
         return hn::MulAdd(hn::Sub(x, vm), hn::Mul(norm, LoadParam(df, a.scale + i, n)),
                           LoadParam(df, a.shift + i, n));
@@ -386,16 +461,48 @@ HWY_INLINE void NormalizeV3(DF df, const detail::NormalizeArgs<T>& a,
       });
     }
   } else {
+    // Moments per channel, one group of positions at a time (pivot: the
+    // group's first pixel row), merged across groups: one pass over memory.
+    const size_t N = hn::Lanes(df);
     float* mean = a.workspace;
-    float* acc = mean + C;
-    float* tot = acc + C;
-    float* comp = tot + C;
-    ColumnSums<0>(df, src, C, S, mean, acc, tot, comp);
-    for (size_t c = 0; c < C; ++c) mean[c] = static_cast<float>(double(tot[c]) / double(S));
-    ColumnSums<2>(df, src, C, S, mean, acc, tot, comp);
-    float* f = tot;  // norm * scale
-    for (size_t c = 0; c < C; ++c) {
-      f[c] = SafeRsqrtScalar(double(tot[c]) / double(S) + a.eps) * a.scale[c];
+    float* m2 = mean + C;
+    float* acc1 = m2 + C;
+    float* acc2 = acc1 + C;
+    std::fill(mean, mean + C, 0.0f);
+    std::fill(m2, m2 + C, 0.0f);
+    for (size_t s0 = 0; s0 < S; s0 += kNormPositionGroup) {
+      const size_t s1 = std::min(S, s0 + kNormPositionGroup);
+      const T* piv = src + s0 * C;
+      std::fill(acc1, acc1 + C, 0.0f);
+      std::fill(acc2, acc2 + C, 0.0f);
+      for (size_t s = s0 + 1; s < s1; ++s) {
+        const T* row = src + s * C;
+        for (size_t c = 0; c < C; c += N) {
+          const size_t n = std::min(N, C - c);
+          const V x = n == N ? LoadF32(df, row + c) : LoadF32Partial(df, row + c, n);
+          const V p = n == N ? LoadF32(df, piv + c) : LoadF32Partial(df, piv + c, n);
+          const V d = hn::Sub(x, p);
+          StoreFloats(df, hn::Add(LoadParam(df, acc1 + c, n), d), acc1 + c, n);
+          StoreFloats(df, hn::MulAdd(d, d, LoadParam(df, acc2 + c, n)), acc2 + c, n);
+        }
+      }
+      for (size_t c = 0; c < C; c += N) {
+        const size_t n = std::min(N, C - c);
+        const V p = n == N ? LoadF32(df, piv + c) : LoadF32Partial(df, piv + c, n);
+        V vm = LoadParam(df, mean + c, n), vm2 = LoadParam(df, m2 + c, n);
+        MergeMoments(df, vm, vm2, s0, p, LoadParam(df, acc1 + c, n), LoadParam(df, acc2 + c, n),
+                     s1 - s0);
+        StoreFloats(df, vm, mean + c, n);
+        StoreFloats(df, vm2, m2 + c, n);
+      }
+    }
+    const V veps = hn::Set(df, a.eps);
+    float* f = m2;  // norm * scale
+    for (size_t c = 0; c < C; c += N) {
+      const size_t n = std::min(N, C - c);
+      StoreFloats(df, hn::Mul(NormFromM2(df, LoadParam(df, m2 + c, n), S, veps),
+                              LoadParam(df, a.scale + c, n)),
+                  f + c, n);
     }
     for (size_t s = 0; s < S; ++s) {
       MapRow(df, src + s * C, dst + s * C, C, [&](size_t i, size_t n, V x) HWY_ATTR {
