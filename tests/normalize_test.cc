@@ -261,9 +261,9 @@ TEST_CASE("normalize scratch sizes", "[normalize]") {
   CHECK(synetk::NormalizeV2<float, Nchw>::ScratchSize(2, 64, 100) == 0);
   CHECK(synetk::NormalizeV2<float, Nhwc>::ScratchSize(2, 64, 100) == 0);
   CHECK(synetk::NormalizeV3<float, Nchw>::ScratchSize(2, 64, 100) == 0);
-  CHECK(synetk::NormalizeV3<float, Nhwc>::ScratchSize(2, 64, 100) == 4 * 64);
+  CHECK(synetk::NormalizeV3<float, Nhwc>::ScratchSize(2, 64, 100) == 2 * 64);
   CHECK(synetk::NormalizeV4<float, Nchw>::ScratchSize(2, 64, 100) == 64);
-  CHECK(synetk::NormalizeV4<float, Nhwc>::ScratchSize(2, 64, 100) == 3 * 64);
+  CHECK(synetk::NormalizeV4<float, Nhwc>::ScratchSize(2, 64, 100) == 2 * 64);
 }
 
 TEST_CASE("normalize compatibility entry points match the functors", "[normalize][simd]") {
@@ -348,8 +348,8 @@ TEST_CASE("normalize layers reject bad input", "[normalize][errors]") {
   expectError([&] { v2(s, B, C, S, q, nullptr, &eps, nullptr, 0, d); }, "NormalizeV2: shift = null");
   expectError([&] { v2(s, B, C, S, q, q, &nanEps, nullptr, 0, d); }, "NormalizeV2: eps");
   expectError([&] { v3(s, B, C, S, q, q, &eps, nullptr, 0, d); }, "NormalizeV3: workspace = null");
-  expectError([&] { v3(s, B, C, S, q, q, &eps, w, 4 * C - 1, d); }, "NormalizeV3: workspaceSize = 15");
-  expectError([&] { v3(s, B, C, S, q, q, &eps, d + 2, 4 * C, d); }, "NormalizeV3: workspace =");
+  expectError([&] { v3(s, B, C, S, q, q, &eps, w, 2 * C - 1, d); }, "NormalizeV3: workspaceSize = 7");
+  expectError([&] { v3(s, B, C, S, q, q, &eps, d + 2, 2 * C, d); }, "NormalizeV3: workspace =");
   expectError([&] { v4(s, B, C, S, q, q, &eps, w, C - 1, d); }, "NormalizeV4: workspaceSize = 3");
   expectError([&] { v4(s, B, C, S, q, q, &negEps, w, C, d); }, "NormalizeV4: eps");
   expectError([&] { v4(s, B, C, S, nullptr, q, &eps, w, C, d); }, "NormalizeV4: scale = null");

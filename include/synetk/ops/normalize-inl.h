@@ -50,8 +50,8 @@ struct NormalizeCfg {
 template <int kVersion, class Format>
 constexpr size_t NormalizeScratchFloats(size_t channels) {
   constexpr bool nhwc = std::is_same_v<Format, Nhwc>;
-  if constexpr (kVersion == 3) return nhwc ? 4 * channels : 0;
-  if constexpr (kVersion == 4) return nhwc ? 3 * channels : channels;
+  if constexpr (kVersion == 3) return nhwc ? 2 * channels : 0;
+  if constexpr (kVersion == 4) return nhwc ? 2 * channels : channels;
   return 0;
 }
 
@@ -401,40 +401,41 @@ HWY_INLINE void NormalizeAcross(DF df, const detail::NormalizeArgs<T>& a,
   }
 }
 
-// Column sums for NHWC: tot[c] = sum over s of mode(x[s, c]), fp32 blocks
-// of kNormPositionGroup positions added with Kahan compensation. acc, comp:
-// C floats of scratch each; mean: C floats for mode 2.
-template <int kMode, typename T, class DF>
-HWY_INLINE void ColumnSums(DF df, const T* src, size_t C, size_t S,
-                           const float* mean, float* acc, float* tot, float* comp) {
+// Loads channels [c, c + n) of an NHWC row (n <= Lanes).
+template <typename T, class DF>
+HWY_INLINE hn::Vec<DF> LoadChannels(DF df, const T* row, size_t n) {
+  return n == hn::Lanes(df) ? LoadF32(df, row) : LoadF32Partial(df, row, n);
+}
+
+// NHWC column sums of squares: tot[c] = sum over s of x[s, c]^2. One vector
+// of channels at a time walks a group of kNormPositionGroup pixels (in L1)
+// with two register accumulators; group sums are added into tot with Kahan
+// compensation (comp). tot, comp: C floats each.
+template <typename T, class DF>
+HWY_INLINE void ColumnSquares(DF df, const T* src, size_t C, size_t S, float* tot,
+                              float* comp) {
   using V = hn::Vec<DF>;
   const size_t N = hn::Lanes(df);
-  (void)mean;  // mode 2 only
   std::fill(tot, tot + C, 0.0f);
   std::fill(comp, comp + C, 0.0f);
   for (size_t s0 = 0; s0 < S; s0 += kNormPositionGroup) {
     const size_t s1 = std::min(S, s0 + kNormPositionGroup);
-    std::fill(acc, acc + C, 0.0f);
-    for (size_t s = s0; s < s1; ++s) {
-      const T* row = src + s * C;
-      size_t c = 0;
-      for (; c + N <= C; c += N) {
-        V m = hn::Zero(df);
-        if constexpr (kMode == 2) m = hn::LoadU(df, mean + c);
-        hn::StoreU(NormAcc<kMode>(hn::LoadU(df, acc + c), LoadF32(df, row + c), m), df, acc + c);
-      }
-      if (c < C) {
-        const size_t n = C - c;
-        V m = hn::Zero(df);
-        if constexpr (kMode == 2) m = LoadParamPartial(df, mean + c, n);
-        const V x = LoadF32Partial(df, row + c, n);
-        StoreFloats(df, NormAcc<kMode>(LoadParamPartial(df, acc + c, n), x, m), acc + c, n);
-      }
-    }
     for (size_t c = 0; c < C; c += N) {
       const size_t n = std::min(N, C - c);
+      const T* p = src + s0 * C + c;
+      V a = hn::Zero(df), b = hn::Zero(df);
+      size_t s = s0;
+      for (; s + 2 <= s1; s += 2, p += 2 * C) {
+        const V x0 = LoadChannels(df, p, n), x1 = LoadChannels(df, p + C, n);
+        a = hn::MulAdd(x0, x0, a);
+        b = hn::MulAdd(x1, x1, b);
+      }
+      if (s < s1) {
+        const V x0 = LoadChannels(df, p, n);
+        a = hn::MulAdd(x0, x0, a);
+      }
       const V t = LoadParam(df, tot + c, n);
-      const V y = hn::Sub(LoadParam(df, acc + c, n), LoadParam(df, comp + c, n));
+      const V y = hn::Sub(hn::Add(a, b), LoadParam(df, comp + c, n));
       const V u = hn::Add(t, y);
       StoreFloats(df, hn::Sub(hn::Sub(u, t), y), comp + c, n);
       StoreFloats(df, u, tot + c, n);
@@ -466,32 +467,33 @@ HWY_INLINE void NormalizeV3(DF df, const detail::NormalizeArgs<T>& a,
     const size_t N = hn::Lanes(df);
     float* mean = a.workspace;
     float* m2 = mean + C;
-    float* acc1 = m2 + C;
-    float* acc2 = acc1 + C;
     std::fill(mean, mean + C, 0.0f);
     std::fill(m2, m2 + C, 0.0f);
     for (size_t s0 = 0; s0 < S; s0 += kNormPositionGroup) {
       const size_t s1 = std::min(S, s0 + kNormPositionGroup);
-      const T* piv = src + s0 * C;
-      std::fill(acc1, acc1 + C, 0.0f);
-      std::fill(acc2, acc2 + C, 0.0f);
-      for (size_t s = s0 + 1; s < s1; ++s) {
-        const T* row = src + s * C;
-        for (size_t c = 0; c < C; c += N) {
-          const size_t n = std::min(N, C - c);
-          const V x = n == N ? LoadF32(df, row + c) : LoadF32Partial(df, row + c, n);
-          const V p = n == N ? LoadF32(df, piv + c) : LoadF32Partial(df, piv + c, n);
-          const V d = hn::Sub(x, p);
-          StoreFloats(df, hn::Add(LoadParam(df, acc1 + c, n), d), acc1 + c, n);
-          StoreFloats(df, hn::MulAdd(d, d, LoadParam(df, acc2 + c, n)), acc2 + c, n);
-        }
-      }
       for (size_t c = 0; c < C; c += N) {
+        // One vector of channels over the group's pixels, in registers.
         const size_t n = std::min(N, C - c);
-        const V p = n == N ? LoadF32(df, piv + c) : LoadF32Partial(df, piv + c, n);
+        const T* p = src + s0 * C + c;
+        const V piv = LoadChannels(df, p, n);
+        V a1 = hn::Zero(df), a2 = hn::Zero(df), b1 = hn::Zero(df), b2 = hn::Zero(df);
+        size_t s = s0 + 1;
+        p += C;
+        for (; s + 2 <= s1; s += 2, p += 2 * C) {
+          const V d0 = hn::Sub(LoadChannels(df, p, n), piv);
+          const V d1 = hn::Sub(LoadChannels(df, p + C, n), piv);
+          a1 = hn::Add(a1, d0);
+          a2 = hn::MulAdd(d0, d0, a2);
+          b1 = hn::Add(b1, d1);
+          b2 = hn::MulAdd(d1, d1, b2);
+        }
+        if (s < s1) {
+          const V d0 = hn::Sub(LoadChannels(df, p, n), piv);
+          a1 = hn::Add(a1, d0);
+          a2 = hn::MulAdd(d0, d0, a2);
+        }
         V vm = LoadParam(df, mean + c, n), vm2 = LoadParam(df, m2 + c, n);
-        MergeMoments(df, vm, vm2, s0, p, LoadParam(df, acc1 + c, n), LoadParam(df, acc2 + c, n),
-                     s1 - s0);
+        MergeMoments(df, vm, vm2, s0, piv, hn::Add(a1, b1), hn::Add(a2, b2), s1 - s0);
         StoreFloats(df, vm, mean + c, n);
         StoreFloats(df, vm2, m2 + c, n);
       }
@@ -526,7 +528,7 @@ HWY_INLINE void NormalizeV4(DF df, const detail::NormalizeArgs<T>& a,
       k[c] = static_cast<float>(std::sqrt(RowSum<1>(df, src + c * S, S, 0.0f)));
     }
   } else {
-    ColumnSums<1>(df, src, C, S, nullptr, k + C, k, k + 2 * C);
+    ColumnSquares(df, src, C, S, k, k + C);
     for (size_t c = 0; c < C; ++c) k[c] = static_cast<float>(std::sqrt(double(k[c])));
   }
   double sum = 0.0;
