@@ -209,6 +209,13 @@ TEST_CASE("normalize keeps long reductions accurate", "[normalize][long]") {
       CheckAgainstReference(out, ref, "NHWC columns");
       CheckCase(*k);
     }
+    // NCHW V1/V2 in several position blocks (200 channels x 1100 > 512 KB),
+    // with an outlier as the pivot of the first channel group.
+    for (int v : kVersions) {
+      auto k = MakeCase<float>(v, 2, 200, 1100);
+      for (size_t s = 0; s < k.S; s += 7) k.src[s] = 60.0f;
+      CheckCase(k);
+    }
   });
 }
 

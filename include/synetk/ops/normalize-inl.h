@@ -209,38 +209,67 @@ HWY_INLINE hn::Vec<DF> NormFromM2(DF df, hn::Vec<DF> m2, size_t n, hn::Vec<DF> v
 }
 
 // ---------------------------------------------------------------------------
-// NCHW V1 (per position) and V2: tot[j] = sum over channels of mode(x[c, j])
-// for the `len` positions of a block, channel row by channel row (each row
-// segment is contiguous, so the reads stream). Channels are summed in fp32
-// groups of kNormChannelGroup before being added into tot. acc, tot (and
-// mean for mode 2) hold RoundUp(len, N) floats.
-template <int kMode, typename T, class DF>
-HWY_INLINE void ChannelSums(DF df, const T* blk, size_t C, size_t S, size_t len,
-                            const float* mean, float* acc, float* tot) {
+// NCHW: visits the channel rows [c0, c1) of a block of `len` positions four
+// rows at a time: f(j, x0, x1, x2, x3, rows) for each vector of positions j,
+// where xk is row c + k at positions j.. (zero past c1 and past len) and
+// `rows` the number of real rows (4 except at the end). f updates its own
+// per-position arrays; four rows per visit keep that traffic at one load and
+// store per four vectors.
+template <typename T, class DF, class F>
+HWY_INLINE void ForChannelQuads(DF df, const T* blk, size_t S, size_t c0, size_t c1,
+                                size_t len, const F& f) {
+  const size_t N = hn::Lanes(df);
+  const auto zero = hn::Zero(df);
+  for (size_t c = c0; c < c1; c += 4) {
+    const size_t rows = std::min<size_t>(4, c1 - c);
+    const T* r0 = blk + c * S;
+    const T* r1 = r0 + (rows > 1 ? S : 0);
+    const T* r2 = r0 + (rows > 2 ? 2 * S : 0);
+    const T* r3 = r0 + (rows > 3 ? 3 * S : 0);
+    size_t j = 0;
+    if (rows == 4) {
+      for (; j + N <= len; j += N) {
+        f(j, LoadF32(df, r0 + j), LoadF32(df, r1 + j), LoadF32(df, r2 + j), LoadF32(df, r3 + j), 4);
+      }
+    } else {
+      for (; j + N <= len; j += N) {
+        const auto x0 = LoadF32(df, r0 + j);
+        const auto x1 = rows > 1 ? LoadF32(df, r1 + j) : zero;
+        const auto x2 = rows > 2 ? LoadF32(df, r2 + j) : zero;
+        f(j, x0, x1, x2, zero, rows);
+      }
+    }
+    if (j < len) {
+      const size_t n = len - j;
+      const auto x0 = LoadF32Partial(df, r0 + j, n);
+      const auto x1 = rows > 1 ? LoadF32Partial(df, r1 + j, n) : zero;
+      const auto x2 = rows > 2 ? LoadF32Partial(df, r2 + j, n) : zero;
+      const auto x3 = rows > 3 ? LoadF32Partial(df, r3 + j, n) : zero;
+      f(j, x0, x1, x2, x3, rows);
+    }
+  }
+}
+
+// NCHW V1: tot[j] = sum over channels of x[c, j]^2 for the `len` positions
+// of a block, channel rows streamed in order. Channels are summed in fp32
+// groups of kNormChannelGroup before being added into tot. acc and tot hold
+// RoundUp(len, N) floats.
+template <typename T, class DF>
+HWY_INLINE void ChannelSquares(DF df, const T* blk, size_t C, size_t S, size_t len,
+                               float* acc, float* tot) {
   using V = hn::Vec<DF>;
   const size_t N = hn::Lanes(df);
   const size_t lenV = (len + N - 1) / N * N;
-  const V zero = hn::Zero(df);
-  (void)mean;  // mode 2 only
   std::fill(tot, tot + lenV, 0.0f);
   for (size_t c0 = 0; c0 < C; c0 += kNormChannelGroup) {
     const size_t c1 = std::min(C, c0 + kNormChannelGroup);
     std::fill(acc, acc + lenV, 0.0f);
-    for (size_t c = c0; c < c1; ++c) {
-      const T* row = blk + c * S;
-      size_t j = 0;
-      for (; j + N <= len; j += N) {
-        V m = zero;
-        if constexpr (kMode == 2) m = hn::Load(df, mean + j);
-        hn::Store(NormAcc<kMode>(hn::Load(df, acc + j), LoadF32(df, row + j), m), df, acc + j);
-      }
-      if (j < len) {
-        V m = zero;
-        if constexpr (kMode == 2) m = hn::Load(df, mean + j);
-        const V x = LoadF32Partial(df, row + j, len - j);
-        hn::Store(NormAcc<kMode>(hn::Load(df, acc + j), x, m), df, acc + j);
-      }
-    }
+    ForChannelQuads(df, blk, S, c0, c1, len,
+                    [&](size_t j, V x0, V x1, V x2, V x3, size_t) HWY_ATTR {
+                      const V s01 = hn::MulAdd(x1, x1, hn::Mul(x0, x0));
+                      const V s23 = hn::MulAdd(x3, x3, hn::Mul(x2, x2));
+                      hn::Store(hn::Add(hn::Load(df, acc + j), hn::Add(s01, s23)), df, acc + j);
+                    });
     for (size_t j = 0; j < lenV; j += N) {
       hn::Store(hn::Add(hn::Load(df, tot + j), hn::Load(df, acc + j)), df, tot + j);
     }
@@ -263,13 +292,14 @@ HWY_INLINE void NormalizeNchwBlocked(DF df, const detail::NormalizeArgs<T>& a,
   HWY_ALIGN float st1[kNormMaxBlock];  // V2: norm
   HWY_ALIGN float acc[kNormMaxBlock];
   HWY_ALIGN float acc2[kNormMaxBlock];
+  HWY_ALIGN float st2[kNormMaxBlock];  // V2: the channel group's pivot row
   const V veps = hn::Set(df, a.eps);
   for (size_t s0 = 0; s0 < S; s0 += B) {
     const size_t len = std::min(B, S - s0);
     const size_t lenV = (len + N - 1) / N * N;
     const T* blk = src + s0;
     if constexpr (kVersion == 1) {
-      ChannelSums<1>(df, blk, C, S, len, nullptr, acc, st0);
+      ChannelSquares(df, blk, C, S, len, acc, st0);
       for (size_t j = 0; j < lenV; j += N) {
         hn::Store(SafeRsqrt(df, hn::Add(hn::Load(df, st0 + j), veps)), df, st0 + j);
       }
@@ -283,24 +313,27 @@ HWY_INLINE void NormalizeNchwBlocked(DF df, const detail::NormalizeArgs<T>& a,
         const T* piv = blk + c0 * S;
         std::fill(acc, acc + lenV, 0.0f);
         std::fill(acc2, acc2 + lenV, 0.0f);
-        for (size_t c = c0 + 1; c < c1; ++c) {
-          const T* row = blk + c * S;
-          size_t j = 0;
-          for (; j + N <= len; j += N) {
-            const V d = hn::Sub(LoadF32(df, row + j), LoadF32(df, piv + j));
-            hn::Store(hn::Add(hn::Load(df, acc + j), d), df, acc + j);
-            hn::Store(hn::MulAdd(d, d, hn::Load(df, acc2 + j)), df, acc2 + j);
-          }
-          if (j < len) {
-            const V d = hn::Sub(LoadF32Partial(df, row + j, len - j),
-                                LoadF32Partial(df, piv + j, len - j));
-            hn::Store(hn::Add(hn::Load(df, acc + j), d), df, acc + j);
-            hn::Store(hn::MulAdd(d, d, hn::Load(df, acc2 + j)), df, acc2 + j);
-          }
-        }
         for (size_t j = 0; j < lenV; j += N) {
-          const size_t n = std::min(N, len - std::min(len, j));
-          const V pv = n == N ? LoadF32(df, piv + j) : LoadF32Partial(df, piv + j, n);
+          const size_t n = std::min(N, len - j);
+          hn::Store(n == N ? LoadF32(df, piv + j) : LoadF32Partial(df, piv + j, n), df, st2 + j);
+        }
+        // Rows past c1 in a quad read as 0: their deviation -pivot is
+        // masked out by `rows`.
+        ForChannelQuads(df, blk, S, c0 + 1, c1, len,
+                        [&](size_t j, V x0, V x1, V x2, V x3, size_t rows) HWY_ATTR {
+                          const V pv = hn::Load(df, st2 + j);
+                          const V d0 = hn::Sub(x0, pv);
+                          const V d1 = rows > 1 ? hn::Sub(x1, pv) : hn::Zero(df);
+                          const V d2 = rows > 2 ? hn::Sub(x2, pv) : hn::Zero(df);
+                          const V d3 = rows > 3 ? hn::Sub(x3, pv) : hn::Zero(df);
+                          const V sum = hn::Add(hn::Add(d0, d1), hn::Add(d2, d3));
+                          const V sq = hn::MulAdd(d3, d3, hn::MulAdd(d2, d2,
+                                       hn::MulAdd(d1, d1, hn::Mul(d0, d0))));
+                          hn::Store(hn::Add(hn::Load(df, acc + j), sum), df, acc + j);
+                          hn::Store(hn::Add(hn::Load(df, acc2 + j), sq), df, acc2 + j);
+                        });
+        for (size_t j = 0; j < lenV; j += N) {
+          const V pv = hn::Load(df, st2 + j);
           V mean = hn::Load(df, st0 + j), m2 = hn::Load(df, st1 + j);
           MergeMoments(df, mean, m2, c0, pv, hn::Load(df, acc + j), hn::Load(df, acc2 + j),
                        c1 - c0);
