@@ -84,14 +84,14 @@ namespace hn = hwy::HWY_NAMESPACE;
 inline constexpr size_t kNormChunk = 2048;
 // Channels summed in fp32 before adding into the per-position totals (NCHW).
 inline constexpr size_t kNormChannelGroup = 64;
-// Positions summed in fp32 before the Kahan step of column sums (NHWC).
+// NHWC V3/V4: pixels per group of the column statistics (fp32 in registers,
+// then merged or Kahan-added into the per-channel totals).
 inline constexpr size_t kNormPositionGroup = 64;
 // NCHW V1/V2: a block of positions of all channels should stay in L2.
-#ifndef SYNETK_NORMALIZE_BLOCK_BYTES
-#define SYNETK_NORMALIZE_BLOCK_BYTES (512 * 1024)
-#endif
-inline constexpr size_t kNormBlockBytes = SYNETK_NORMALIZE_BLOCK_BYTES;
+inline constexpr size_t kNormBlockBytes = 512 * 1024;
 inline constexpr size_t kNormMaxBlock = 1024;  // positions; stack statistics
+// NHWC V1/V2: a group of pixels should stay in L1.
+inline constexpr size_t kNormBlockBytesL1 = 16 * 1024;
 
 // Accumulation modes: 0 sum x, 1 sum x^2, 2 sum (x - m)^2.
 template <int kMode, class V>
@@ -365,8 +365,13 @@ HWY_INLINE void NormalizeNchwBlocked(DF df, const detail::NormalizeArgs<T>& a,
 }
 
 // NHWC V1 (acrossSpatial false) and V2: each pixel's channel row is
-// contiguous and small, so it is reduced and written while in L1. Rows of
-// at most kNormChunk channels stay in vector registers throughout.
+// contiguous and small. Pixels go in groups of up to kNormPixelGroup that
+// fit in L1: first every pixel's statistics (independent, so their
+// reduction/sqrt/division latencies overlap), then every pixel's output.
+// Rows of at most kNormChunk channels stay in vector registers for the
+// statistics.
+inline constexpr size_t kNormPixelGroup = 64;
+
 template <int kVersion, typename T, class DF>
 HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
                                   const T* src, T* dst) {
@@ -375,36 +380,50 @@ HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
   const V zero = hn::Zero(df), veps = hn::Set(df, a.eps);
   const V vC = hn::Set(df, static_cast<float>(C));
   const bool shortRow = C <= kNormChunk;
-  for (size_t s = 0; s < S; ++s) {
-    const T* row = src + s * C;
-    T* out = dst + s * C;
-    if constexpr (kVersion == 1) {
-      V k;
-      if (shortRow) {
-        k = SafeRsqrt(df, hn::Add(RowSumVec<1>(df, row, C, zero), veps));
+  const size_t P =
+      std::max<size_t>(1, std::min(kNormPixelGroup, kNormBlockBytesL1 / (C * sizeof(T))));
+  float st0[kNormPixelGroup];  // V1: factor; V2: mean
+  float st1[kNormPixelGroup];  // V2: norm
+  for (size_t s0 = 0; s0 < S; s0 += P) {
+    const size_t s1 = std::min(S, s0 + P);
+    for (size_t s = s0; s < s1; ++s) {
+      const T* row = src + s * C;
+      if constexpr (kVersion == 1) {
+        if (shortRow) {
+          st0[s - s0] = hn::GetLane(SafeRsqrt(df, hn::Add(RowSumVec<1>(df, row, C, zero), veps)));
+        } else {
+          st0[s - s0] = SafeRsqrtScalar(RowSum<1>(df, row, C, 0.0f) + a.eps);
+        }
       } else {
-        k = hn::Set(df, SafeRsqrtScalar(RowSum<1>(df, row, C, 0.0f) + a.eps));
+        if (shortRow) {
+          const V vm = hn::Div(RowSumVec<0>(df, row, C, zero), vC);
+          const V var = hn::Div(RowSumVec<2>(df, row, C, vm), vC);
+          st0[s - s0] = hn::GetLane(vm);
+          st1[s - s0] = hn::GetLane(SafeRsqrt(df, hn::Add(var, veps)));
+        } else {
+          const float mean =
+              static_cast<float>(RowSum<0>(df, row, C, 0.0f) / static_cast<double>(C));
+          const double var = RowSum<2>(df, row, C, mean) / static_cast<double>(C);
+          st0[s - s0] = mean;
+          st1[s - s0] = SafeRsqrtScalar(var + a.eps);
+        }
       }
-      MapRow(df, row, out, C, [&](size_t i, size_t n, V x) HWY_ATTR {
-        return hn::Mul(x, hn::Mul(LoadParam(df, a.scale + i, n), k));
-      });
-    } else {
-      V vm, norm;
-      if (shortRow) {
-        vm = hn::Div(RowSumVec<0>(df, row, C, zero), vC);
-        const V var = hn::Div(RowSumVec<2>(df, row, C, vm), vC);
-        norm = SafeRsqrt(df, hn::Add(var, veps));
+    }
+    for (size_t s = s0; s < s1; ++s) {
+      const T* row = src + s * C;
+      T* out = dst + s * C;
+      if constexpr (kVersion == 1) {
+        const V k = hn::Set(df, st0[s - s0]);
+        MapRow(df, row, out, C, [&](size_t i, size_t n, V x) HWY_ATTR {
+          return hn::Mul(x, hn::Mul(LoadParam(df, a.scale + i, n), k));
+        });
       } else {
-        const float mean =
-            static_cast<float>(RowSum<0>(df, row, C, 0.0f) / static_cast<double>(C));
-        const double var = RowSum<2>(df, row, C, mean) / static_cast<double>(C);
-        vm = hn::Set(df, mean);
-        norm = hn::Set(df, SafeRsqrtScalar(var + a.eps));
+        const V vm = hn::Set(df, st0[s - s0]), norm = hn::Set(df, st1[s - s0]);
+        MapRow(df, row, out, C, [&](size_t i, size_t n, V x) HWY_ATTR {
+          return hn::MulAdd(hn::Sub(x, vm), hn::Mul(norm, LoadParam(df, a.scale + i, n)),
+                            LoadParam(df, a.shift + i, n));
+        });
       }
-      MapRow(df, row, out, C, [&](size_t i, size_t n, V x) HWY_ATTR {
-        return hn::MulAdd(hn::Sub(x, vm), hn::Mul(norm, LoadParam(df, a.scale + i, n)),
-                          LoadParam(df, a.shift + i, n));
-      });
     }
   }
 }
