@@ -215,6 +215,12 @@ TEST_CASE("normalize keeps long reductions accurate", "[normalize][long]") {
       auto k = MakeCase<float>(v, 2, 200, 1100);
       for (size_t s = 0; s < k.S; s += 7) k.src[s] = 60.0f;
       CheckCase(k);
+      // Short NHWC rows (one-pass moments) whose pivot, channel 0, is an
+      // outlier in every pixel.
+      auto r = MakeCase<float>(v, 2, 48, 50);
+      for (size_t b = 0; b < r.B; ++b)
+        for (size_t s = 0; s < r.S; ++s) r.src[(b * r.C) * r.S + s] = 60.0f;
+      CheckCase(r);
     }
   });
 }

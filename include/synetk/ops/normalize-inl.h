@@ -372,6 +372,35 @@ HWY_INLINE void NormalizeNchwBlocked(DF df, const detail::NormalizeArgs<T>& a,
 // statistics.
 inline constexpr size_t kNormPixelGroup = 64;
 
+// Mean and sum of squared deviations (broadcast) of a row of C <= 2048
+// values in one pass, as deviations from the row's first value.
+template <typename T, class DF>
+HWY_INLINE void RowMomentsShort(DF df, const T* row, size_t C, hn::Vec<DF>& mean,
+                                hn::Vec<DF>& m2) {
+  using V = hn::Vec<DF>;
+  const size_t N = hn::Lanes(df);
+  const V x0 = C >= N ? LoadF32(df, row) : LoadF32Partial(df, row, C);
+  const V piv = hn::Set(df, hn::GetLane(x0));
+  V d = hn::Sub(x0, piv);
+  if (C < N) d = hn::IfThenElseZero(hn::FirstN(df, C), d);
+  V s1 = d, s2 = hn::Mul(d, d);
+  size_t i = N;
+  for (; i + N <= C; i += N) {
+    d = hn::Sub(LoadF32(df, row + i), piv);
+    s1 = hn::Add(s1, d);
+    s2 = hn::MulAdd(d, d, s2);
+  }
+  if (i < C) {
+    d = hn::IfThenElseZero(hn::FirstN(df, C - i), hn::Sub(LoadF32Partial(df, row + i, C - i), piv));
+    s1 = hn::Add(s1, d);
+    s2 = hn::MulAdd(d, d, s2);
+  }
+  const V S1 = hn::SumOfLanes(df, s1);
+  const V d1 = hn::Div(S1, hn::Set(df, static_cast<float>(C)));
+  mean = hn::Add(piv, d1);
+  m2 = hn::Sub(hn::SumOfLanes(df, s2), hn::Mul(S1, d1));
+}
+
 template <int kVersion, typename T, class DF>
 HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
                                   const T* src, T* dst) {
@@ -395,7 +424,14 @@ HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
           st0[s - s0] = SafeRsqrtScalar(RowSum<1>(df, row, C, 0.0f) + a.eps);
         }
       } else {
-        if (shortRow) {
+        if (C <= kNormChannelGroup) {
+          // One pass: deviations from the row's first value (see
+          // MergeMoments for why a member of the row is a safe pivot).
+          V vm, m2;
+          RowMomentsShort(df, row, C, vm, m2);
+          st0[s - s0] = hn::GetLane(vm);
+          st1[s - s0] = hn::GetLane(NormFromM2(df, m2, C, veps));
+        } else if (shortRow) {
           const V vm = hn::Div(RowSumVec<0>(df, row, C, zero), vC);
           const V var = hn::Div(RowSumVec<2>(df, row, C, vm), vC);
           st0[s - s0] = hn::GetLane(vm);
