@@ -10,6 +10,7 @@
 #include "synetk/detail/dispatch.h"
 #include "synetk/ops/fused.h"
 #include "synetk/ops/gather.h"
+#include "synetk/ops/normalize.h"
 
 SYNETK_NAMESPACE_BEGIN
 

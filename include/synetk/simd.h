@@ -11,5 +11,6 @@
 #include "synetk/compat/context.h"
 #include "synetk/compat/fused.h"
 #include "synetk/compat/gather.h"
+#include "synetk/compat/normalize.h"
 
 #endif  // SYNETK_SIMD_H_

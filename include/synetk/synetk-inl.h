@@ -9,3 +9,4 @@
 #include "synetk/detail/channel_runs-inl.h"
 #include "synetk/ops/fused-inl.h"
 #include "synetk/ops/gather-inl.h"
+#include "synetk/ops/normalize-inl.h"

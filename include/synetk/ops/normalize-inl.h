@@ -1,0 +1,675 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Normalize layers V1 (both acrossSpatial modes), V2, V3, V4: per-target
+// kernels. One body serves every target, element type and format. Public
+// functors are in normalize.h.
+//
+// Accuracy: every reduction is blocked. Contiguous runs are summed in fp32
+// vector accumulators over chunks of at most kNormChunk elements, each chunk
+// total being added into a double; strided (column) sums use fp32 blocks
+// added into fp32 totals with Kahan compensation. Long reductions (a
+// 112x112x256 tensor for V1 acrossSpatial) therefore keep about fp32
+// precision instead of losing digits with length.
+//
+// Zero denominators (possible only with eps = 0 and an all-zero reduction)
+// give a normalizing factor of 0 instead of inf: V1 writes 0, V2/V3 write
+// shift[c], V4 writes src + shift[c] (the ratio term is taken as 0).
+
+#ifndef SYNETK_OPS_NORMALIZE_ARGS_
+#define SYNETK_OPS_NORMALIZE_ARGS_
+#include <cstddef>
+#include <type_traits>
+
+#include "synetk/format.h"
+
+namespace synetk {
+namespace detail {
+
+// Everything a normalize kernel needs, validated by the front-end.
+// `workspace` holds NormalizeScratchFloats(...) floats (may be null if 0).
+template <typename T>
+struct NormalizeArgs {
+  const T* src = nullptr;
+  size_t batch = 0, channels = 0, spatial = 0;
+  const float* scale = nullptr;
+  const float* shift = nullptr;  // V2-V4
+  float eps = 0.0f;
+  bool acrossSpatial = false;  // V1
+  float* workspace = nullptr;
+  T* dst = nullptr;
+};
+
+template <int kVersion, typename T, class Format>
+struct NormalizeCfg {
+  static constexpr int version = kVersion;
+  using Elem = T;
+  using Fmt = Format;
+};
+
+// Scratch floats a kernel needs (0: none). Flag-independent, so the
+// front-end and the kernels agree on every target.
+template <int kVersion, class Format>
+constexpr size_t NormalizeScratchFloats(size_t channels) {
+  constexpr bool nhwc = std::is_same_v<Format, Nhwc>;
+  if constexpr (kVersion == 3) return nhwc ? 2 * channels : 0;
+  if constexpr (kVersion == 4) return nhwc ? 2 * channels : channels;
+  return 0;
+}
+
+}  // namespace detail
+}  // namespace synetk
+#endif  // SYNETK_OPS_NORMALIZE_ARGS_
+
+#if defined(SYNETK_OPS_NORMALIZE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SYNETK_OPS_NORMALIZE_INL_H_
+#undef SYNETK_OPS_NORMALIZE_INL_H_
+#else
+#define SYNETK_OPS_NORMALIZE_INL_H_
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include <hwy/highway.h>
+
+#include "synetk/detail/abi.h"
+#include "synetk/detail/elements-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+SYNETK_NAMESPACE_BEGIN
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Contiguous elements summed in fp32 lanes before the total goes to double.
+inline constexpr size_t kNormChunk = 2048;
+// Channels summed in fp32 before adding into the per-position totals (NCHW).
+inline constexpr size_t kNormChannelGroup = 64;
+// NHWC V3/V4: pixels per group of the column statistics (fp32 in registers,
+// then merged or Kahan-added into the per-channel totals).
+inline constexpr size_t kNormPositionGroup = 64;
+// NCHW V1/V2: a block of positions of all channels should stay in L2.
+inline constexpr size_t kNormBlockBytes = 512 * 1024;
+inline constexpr size_t kNormMaxBlock = 1024;  // positions; stack statistics
+// NHWC V1/V2: a group of pixels should stay in L1.
+inline constexpr size_t kNormBlockBytesL1 = 16 * 1024;
+
+// Accumulation modes: 0 sum x, 1 sum x^2, 2 sum (x - m)^2.
+template <int kMode, class V>
+HWY_INLINE V NormAcc(V acc, V x, V m) {
+  if constexpr (kMode == 0) {
+    (void)m;
+    return hn::Add(acc, x);
+  } else if constexpr (kMode == 1) {
+    (void)m;
+    return hn::MulAdd(x, x, acc);
+  } else {
+    const V d = hn::Sub(x, m);
+    return hn::MulAdd(d, d, acc);
+  }
+}
+
+template <class DF>
+HWY_INLINE hn::Vec<DF> LoadParam(DF df, const float* p, size_t count) {
+  return count == hn::Lanes(df) ? hn::LoadU(df, p) : LoadParamPartial(df, p, count);
+}
+
+template <class DF>
+HWY_INLINE void StoreFloats(DF df, hn::Vec<DF> v, float* p, size_t count) {
+  if (count == hn::Lanes(df)) {
+    hn::StoreU(v, df, p);
+  } else {
+    StoreF32Partial(df, v, p, count);
+  }
+}
+
+// Sum over a contiguous run of L <= kNormChunk elements of mode kMode (m:
+// the mean for mode 2) in fp32 lanes; the result is broadcast to all lanes.
+template <int kMode, typename T, class DF>
+HWY_INLINE hn::Vec<DF> RowSumVec(DF df, const T* p, size_t L, hn::Vec<DF> vm) {
+  using V = hn::Vec<DF>;
+  const size_t N = hn::Lanes(df);
+  V a0 = hn::Zero(df), a1 = hn::Zero(df), a2 = hn::Zero(df), a3 = hn::Zero(df);
+  size_t i = 0;
+  for (; i + 4 * N <= L; i += 4 * N) {
+    a0 = NormAcc<kMode>(a0, LoadF32(df, p + i), vm);
+    a1 = NormAcc<kMode>(a1, LoadF32(df, p + i + N), vm);
+    a2 = NormAcc<kMode>(a2, LoadF32(df, p + i + 2 * N), vm);
+    a3 = NormAcc<kMode>(a3, LoadF32(df, p + i + 3 * N), vm);
+  }
+  for (; i + N <= L; i += N) a0 = NormAcc<kMode>(a0, LoadF32(df, p + i), vm);
+  if (i < L) {
+    const size_t n = L - i;
+    const V x = LoadF32Partial(df, p + i, n);
+    a1 = hn::Add(a1, hn::IfThenElseZero(hn::FirstN(df, n), NormAcc<kMode>(hn::Zero(df), x, vm)));
+  }
+  return hn::SumOfLanes(df, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)));
+}
+
+// Sum over a contiguous run of any length: fp32 lanes per chunk of
+// kNormChunk elements, double across chunks.
+template <int kMode, typename T, class DF>
+HWY_INLINE double RowSum(DF df, const T* p, size_t L, float m) {
+  const auto vm = hn::Set(df, m);
+  double total = 0.0;
+  for (size_t i = 0; i < L; i += kNormChunk) {
+    const size_t n = std::min(kNormChunk, L - i);
+    total += static_cast<double>(hn::GetLane(RowSumVec<kMode>(df, p + i, n, vm)));
+  }
+  return total;
+}
+
+// dst[i] = f(i, count, src[i..i+count)) over a contiguous run of L elements.
+template <typename T, class DF, class F>
+HWY_INLINE void MapRow(DF df, const T* src, T* dst, size_t L, const F& f) {
+  const size_t N = hn::Lanes(df);
+  size_t i = 0;
+  for (; i + N <= L; i += N) StoreF32(df, f(i, N, LoadF32(df, src + i)), dst + i);
+  if (i < L) {
+    const size_t n = L - i;
+    StoreF32Partial(df, f(i, n, LoadF32Partial(df, src + i, n)), dst + i, n);
+  }
+}
+
+// 1/sqrt(d), or 0 where d == 0 (eps = 0 and an all-zero reduction).
+template <class DF>
+HWY_INLINE hn::Vec<DF> SafeRsqrt(DF df, hn::Vec<DF> d) {
+  const auto r = hn::Div(hn::Set(df, 1.0f), hn::Sqrt(d));
+  return hn::IfThenZeroElse(hn::Eq(d, hn::Zero(df)), r);
+}
+inline float SafeRsqrtScalar(double d) {
+  return d == 0.0 ? 0.0f : static_cast<float>(1.0 / std::sqrt(d));
+}
+
+// Mean and sum of squared deviations of one group of nb values, summed as
+// deviations from a pivot that is one of the group's values (acc1 = sum of
+// x - pivot, acc2 = sum of (x - pivot)^2), merged into running moments of
+// na values (Chan et al.). Because the pivot belongs to the group,
+// (pivot - mean)^2 <= nb*variance, so the shifted sums lose at most about
+// nb ulps; groups are kept short (kNormChannelGroup, kNormPositionGroup).
+template <class DF>
+HWY_INLINE void MergeMoments(DF df, hn::Vec<DF>& mean, hn::Vec<DF>& m2, size_t na,
+                             hn::Vec<DF> pivot, hn::Vec<DF> acc1, hn::Vec<DF> acc2,
+                             size_t nb) {
+  const auto vnb = hn::Set(df, static_cast<float>(nb));
+  const auto d1 = hn::Div(acc1, vnb);  // group mean - pivot
+  const auto bmean = hn::Add(pivot, d1);
+  const auto bm2 = hn::Sub(acc2, hn::Mul(acc1, d1));
+  const auto delta = hn::Sub(bmean, mean);
+  const float n = static_cast<float>(na + nb);
+  mean = hn::Add(mean, hn::Mul(delta, hn::Set(df, static_cast<float>(nb) / n)));
+  const auto w = hn::Set(df, static_cast<float>(static_cast<double>(na) * nb / n));
+  m2 = hn::Add(hn::Add(m2, bm2), hn::Mul(hn::Mul(delta, delta), w));
+}
+
+// 1/sqrt(max(m2/n, 0) + eps), 0 where that is 0.
+template <class DF>
+HWY_INLINE hn::Vec<DF> NormFromM2(DF df, hn::Vec<DF> m2, size_t n, hn::Vec<DF> veps) {
+  const auto var = hn::Max(hn::Zero(df), hn::Div(m2, hn::Set(df, static_cast<float>(n))));
+  return SafeRsqrt(df, hn::Add(var, veps));
+}
+
+// ---------------------------------------------------------------------------
+// NCHW: visits the channel rows [c0, c1) of a block of `len` positions four
+// rows at a time: f(j, x0, x1, x2, x3, rows) for each vector of positions j,
+// where xk is row c + k at positions j.. (zero past c1 and past len) and
+// `rows` the number of real rows (4 except at the end). f updates its own
+// per-position arrays; four rows per visit keep that traffic at one load and
+// store per four vectors.
+template <typename T, class DF, class F>
+HWY_INLINE void ForChannelQuads(DF df, const T* blk, size_t S, size_t c0, size_t c1,
+                                size_t len, const F& f) {
+  const size_t N = hn::Lanes(df);
+  const auto zero = hn::Zero(df);
+  for (size_t c = c0; c < c1; c += 4) {
+    const size_t rows = std::min<size_t>(4, c1 - c);
+    const T* r0 = blk + c * S;
+    const T* r1 = r0 + (rows > 1 ? S : 0);
+    const T* r2 = r0 + (rows > 2 ? 2 * S : 0);
+    const T* r3 = r0 + (rows > 3 ? 3 * S : 0);
+    size_t j = 0;
+    if (rows == 4) {
+      for (; j + N <= len; j += N) {
+        f(j, LoadF32(df, r0 + j), LoadF32(df, r1 + j), LoadF32(df, r2 + j), LoadF32(df, r3 + j), 4);
+      }
+    } else {
+      for (; j + N <= len; j += N) {
+        const auto x0 = LoadF32(df, r0 + j);
+        const auto x1 = rows > 1 ? LoadF32(df, r1 + j) : zero;
+        const auto x2 = rows > 2 ? LoadF32(df, r2 + j) : zero;
+        f(j, x0, x1, x2, zero, rows);
+      }
+    }
+    if (j < len) {
+      const size_t n = len - j;
+      const auto x0 = LoadF32Partial(df, r0 + j, n);
+      const auto x1 = rows > 1 ? LoadF32Partial(df, r1 + j, n) : zero;
+      const auto x2 = rows > 2 ? LoadF32Partial(df, r2 + j, n) : zero;
+      const auto x3 = rows > 3 ? LoadF32Partial(df, r3 + j, n) : zero;
+      f(j, x0, x1, x2, x3, rows);
+    }
+  }
+}
+
+// NCHW V1: tot[j] = sum over channels of x[c, j]^2 for the `len` positions
+// of a block, channel rows streamed in order. Channels are summed in fp32
+// groups of kNormChannelGroup before being added into tot. acc and tot hold
+// RoundUp(len, N) floats.
+template <typename T, class DF>
+HWY_INLINE void ChannelSquares(DF df, const T* blk, size_t C, size_t S, size_t len,
+                               float* acc, float* tot) {
+  using V = hn::Vec<DF>;
+  const size_t N = hn::Lanes(df);
+  const size_t lenV = (len + N - 1) / N * N;
+  std::fill(tot, tot + lenV, 0.0f);
+  for (size_t c0 = 0; c0 < C; c0 += kNormChannelGroup) {
+    const size_t c1 = std::min(C, c0 + kNormChannelGroup);
+    std::fill(acc, acc + lenV, 0.0f);
+    ForChannelQuads(df, blk, S, c0, c1, len,
+                    [&](size_t j, V x0, V x1, V x2, V x3, size_t) HWY_ATTR {
+                      const V s01 = hn::MulAdd(x1, x1, hn::Mul(x0, x0));
+                      const V s23 = hn::MulAdd(x3, x3, hn::Mul(x2, x2));
+                      hn::Store(hn::Add(hn::Load(df, acc + j), hn::Add(s01, s23)), df, acc + j);
+                    });
+    for (size_t j = 0; j < lenV; j += N) {
+      hn::Store(hn::Add(hn::Load(df, tot + j), hn::Load(df, acc + j)), df, tot + j);
+    }
+  }
+}
+
+// NCHW V1 (acrossSpatial false) and V2 for one batch item, in blocks of up
+// to kNormMaxBlock positions whose channel column (C x block) stays in L2:
+// statistics per position, then the output written channel row by channel
+// row while the block is still cached. The tensor is read from memory once.
+template <int kVersion, typename T, class DF>
+HWY_INLINE void NormalizeNchwBlocked(DF df, const detail::NormalizeArgs<T>& a,
+                                     const T* src, T* dst) {
+  using V = hn::Vec<DF>;
+  const size_t N = hn::Lanes(df);
+  const size_t C = a.channels, S = a.spatial;
+  size_t B = kNormBlockBytes / (C * sizeof(T));
+  B = std::min(kNormMaxBlock, std::max(N, B / N * N));
+  HWY_ALIGN float st0[kNormMaxBlock];  // V1: factor; V2: mean
+  HWY_ALIGN float st1[kNormMaxBlock];  // V2: norm
+  HWY_ALIGN float acc[kNormMaxBlock];
+  HWY_ALIGN float acc2[kNormMaxBlock];
+  HWY_ALIGN float st2[kNormMaxBlock];  // V2: the channel group's pivot row
+  const V veps = hn::Set(df, a.eps);
+  for (size_t s0 = 0; s0 < S; s0 += B) {
+    const size_t len = std::min(B, S - s0);
+    const size_t lenV = (len + N - 1) / N * N;
+    const T* blk = src + s0;
+    if constexpr (kVersion == 1) {
+      ChannelSquares(df, blk, C, S, len, acc, st0);
+      for (size_t j = 0; j < lenV; j += N) {
+        hn::Store(SafeRsqrt(df, hn::Add(hn::Load(df, st0 + j), veps)), df, st0 + j);
+      }
+    } else {
+      // Moments per position, one channel group at a time, pivot = the
+      // group's first channel row.
+      std::fill(st0, st0 + lenV, 0.0f);
+      std::fill(st1, st1 + lenV, 0.0f);
+      for (size_t c0 = 0; c0 < C; c0 += kNormChannelGroup) {
+        const size_t c1 = std::min(C, c0 + kNormChannelGroup);
+        const T* piv = blk + c0 * S;
+        std::fill(acc, acc + lenV, 0.0f);
+        std::fill(acc2, acc2 + lenV, 0.0f);
+        for (size_t j = 0; j < lenV; j += N) {
+          const size_t n = std::min(N, len - j);
+          hn::Store(n == N ? LoadF32(df, piv + j) : LoadF32Partial(df, piv + j, n), df, st2 + j);
+        }
+        // Rows past c1 in a quad read as 0: their deviation -pivot is
+        // masked out by `rows`.
+        ForChannelQuads(df, blk, S, c0 + 1, c1, len,
+                        [&](size_t j, V x0, V x1, V x2, V x3, size_t rows) HWY_ATTR {
+                          const V pv = hn::Load(df, st2 + j);
+                          const V d0 = hn::Sub(x0, pv);
+                          const V d1 = rows > 1 ? hn::Sub(x1, pv) : hn::Zero(df);
+                          const V d2 = rows > 2 ? hn::Sub(x2, pv) : hn::Zero(df);
+                          const V d3 = rows > 3 ? hn::Sub(x3, pv) : hn::Zero(df);
+                          const V sum = hn::Add(hn::Add(d0, d1), hn::Add(d2, d3));
+                          const V sq = hn::MulAdd(d3, d3, hn::MulAdd(d2, d2,
+                                       hn::MulAdd(d1, d1, hn::Mul(d0, d0))));
+                          hn::Store(hn::Add(hn::Load(df, acc + j), sum), df, acc + j);
+                          hn::Store(hn::Add(hn::Load(df, acc2 + j), sq), df, acc2 + j);
+                        });
+        for (size_t j = 0; j < lenV; j += N) {
+          const V pv = hn::Load(df, st2 + j);
+          V mean = hn::Load(df, st0 + j), m2 = hn::Load(df, st1 + j);
+          MergeMoments(df, mean, m2, c0, pv, hn::Load(df, acc + j), hn::Load(df, acc2 + j),
+                       c1 - c0);
+          hn::Store(mean, df, st0 + j);
+          hn::Store(m2, df, st1 + j);
+        }
+      }
+      for (size_t j = 0; j < lenV; j += N) {
+        hn::Store(NormFromM2(df, hn::Load(df, st1 + j), C, veps), df, st1 + j);
+      }
+    }
+    for (size_t c = 0; c < C; ++c) {
+      const V sc = hn::Set(df, a.scale[c]);
+      const T* row = blk + c * S;
+      T* out = dst + s0 + c * S;
+      if constexpr (kVersion == 1) {
+        MapRow(df, row, out, len, [&](size_t i, size_t, V x) HWY_ATTR {
+          return hn::Mul(x, hn::Mul(hn::Load(df, st0 + i), sc));
+        });
+      } else {
+        const V sh = hn::Set(df, a.shift[c]);
+        MapRow(df, row, out, len, [&](size_t i, size_t, V x) HWY_ATTR {
+          return hn::MulAdd(hn::Sub(x, hn::Load(df, st0 + i)),
+                            hn::Mul(hn::Load(df, st1 + i), sc), sh);
+        });
+      }
+    }
+  }
+}
+
+// NHWC V1 (acrossSpatial false) and V2: each pixel's channel row is
+// contiguous and small. Pixels go in groups of up to kNormPixelGroup that
+// fit in L1: first every pixel's statistics (independent, so their
+// reduction/sqrt/division latencies overlap), then every pixel's output.
+// Rows of at most kNormChunk channels stay in vector registers for the
+// statistics.
+inline constexpr size_t kNormPixelGroup = 64;
+
+// Mean and sum of squared deviations (broadcast) of a row of C <= 2048
+// values in one pass, as deviations from the row's first value.
+template <typename T, class DF>
+HWY_INLINE void RowMomentsShort(DF df, const T* row, size_t C, hn::Vec<DF>& mean,
+                                hn::Vec<DF>& m2) {
+  using V = hn::Vec<DF>;
+  const size_t N = hn::Lanes(df);
+  const V x0 = C >= N ? LoadF32(df, row) : LoadF32Partial(df, row, C);
+  const V piv = hn::Set(df, hn::GetLane(x0));
+  V d = hn::Sub(x0, piv);
+  if (C < N) d = hn::IfThenElseZero(hn::FirstN(df, C), d);
+  V s1 = d, s2 = hn::Mul(d, d);
+  size_t i = N;
+  for (; i + N <= C; i += N) {
+    d = hn::Sub(LoadF32(df, row + i), piv);
+    s1 = hn::Add(s1, d);
+    s2 = hn::MulAdd(d, d, s2);
+  }
+  if (i < C) {
+    d = hn::IfThenElseZero(hn::FirstN(df, C - i), hn::Sub(LoadF32Partial(df, row + i, C - i), piv));
+    s1 = hn::Add(s1, d);
+    s2 = hn::MulAdd(d, d, s2);
+  }
+  const V S1 = hn::SumOfLanes(df, s1);
+  const V d1 = hn::Div(S1, hn::Set(df, static_cast<float>(C)));
+  mean = hn::Add(piv, d1);
+  m2 = hn::Sub(hn::SumOfLanes(df, s2), hn::Mul(S1, d1));
+}
+
+template <int kVersion, typename T, class DF>
+HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
+                                  const T* src, T* dst) {
+  using V = hn::Vec<DF>;
+  const size_t C = a.channels, S = a.spatial;
+  const V zero = hn::Zero(df), veps = hn::Set(df, a.eps);
+  const V vC = hn::Set(df, static_cast<float>(C));
+  const bool shortRow = C <= kNormChunk;
+  const size_t P =
+      std::max<size_t>(1, std::min(kNormPixelGroup, kNormBlockBytesL1 / (C * sizeof(T))));
+  float st0[kNormPixelGroup];  // V1: factor; V2: mean
+  float st1[kNormPixelGroup];  // V2: norm
+  for (size_t s0 = 0; s0 < S; s0 += P) {
+    const size_t s1 = std::min(S, s0 + P);
+    for (size_t s = s0; s < s1; ++s) {
+      const T* row = src + s * C;
+      if constexpr (kVersion == 1) {
+        if (shortRow) {
+          st0[s - s0] = hn::GetLane(SafeRsqrt(df, hn::Add(RowSumVec<1>(df, row, C, zero), veps)));
+        } else {
+          st0[s - s0] = SafeRsqrtScalar(RowSum<1>(df, row, C, 0.0f) + a.eps);
+        }
+      } else {
+        if (C <= kNormChannelGroup) {
+          // One pass: deviations from the row's first value (see
+          // MergeMoments for why a member of the row is a safe pivot).
+          V vm, m2;
+          RowMomentsShort(df, row, C, vm, m2);
+          st0[s - s0] = hn::GetLane(vm);
+          st1[s - s0] = hn::GetLane(NormFromM2(df, m2, C, veps));
+        } else if (shortRow) {
+          const V vm = hn::Div(RowSumVec<0>(df, row, C, zero), vC);
+          const V var = hn::Div(RowSumVec<2>(df, row, C, vm), vC);
+          st0[s - s0] = hn::GetLane(vm);
+          st1[s - s0] = hn::GetLane(SafeRsqrt(df, hn::Add(var, veps)));
+        } else {
+          const float mean =
+              static_cast<float>(RowSum<0>(df, row, C, 0.0f) / static_cast<double>(C));
+          const double var = RowSum<2>(df, row, C, mean) / static_cast<double>(C);
+          st0[s - s0] = mean;
+          st1[s - s0] = SafeRsqrtScalar(var + a.eps);
+        }
+      }
+    }
+    for (size_t s = s0; s < s1; ++s) {
+      const T* row = src + s * C;
+      T* out = dst + s * C;
+      if constexpr (kVersion == 1) {
+        const V k = hn::Set(df, st0[s - s0]);
+        MapRow(df, row, out, C, [&](size_t i, size_t n, V x) HWY_ATTR {
+          return hn::Mul(x, hn::Mul(LoadParam(df, a.scale + i, n), k));
+        });
+      } else {
+        const V vm = hn::Set(df, st0[s - s0]), norm = hn::Set(df, st1[s - s0]);
+        MapRow(df, row, out, C, [&](size_t i, size_t n, V x) HWY_ATTR {
+          return hn::MulAdd(hn::Sub(x, vm), hn::Mul(norm, LoadParam(df, a.scale + i, n)),
+                            LoadParam(df, a.shift + i, n));
+        });
+      }
+    }
+  }
+}
+
+// V1 acrossSpatial: one sum of squares over the whole batch item (the same
+// contiguous run in both formats), then the scaling pass.
+template <class Format, typename T, class DF>
+HWY_INLINE void NormalizeAcross(DF df, const detail::NormalizeArgs<T>& a,
+                                const T* src, T* dst) {
+  using V = hn::Vec<DF>;
+  const size_t C = a.channels, S = a.spatial;
+  const double ss = RowSum<1>(df, src, C * S, 0.0f);
+  const float kf = SafeRsqrtScalar(ss + a.eps);
+  const V k = hn::Set(df, kf);
+  if constexpr (std::is_same_v<Format, Nchw>) {
+    for (size_t c = 0; c < C; ++c) {
+      const V f = hn::Set(df, a.scale[c] * kf);
+      MapRow(df, src + c * S, dst + c * S, S,
+             [&](size_t, size_t, V x) HWY_ATTR { return hn::Mul(x, f); });
+    }
+  } else {
+    for (size_t s = 0; s < S; ++s) {
+      MapRow(df, src + s * C, dst + s * C, C, [&](size_t i, size_t n, V x) HWY_ATTR {
+        return hn::Mul(x, hn::Mul(LoadParam(df, a.scale + i, n), k));
+      });
+    }
+  }
+}
+
+// Loads channels [c, c + n) of an NHWC row (n <= Lanes).
+template <typename T, class DF>
+HWY_INLINE hn::Vec<DF> LoadChannels(DF df, const T* row, size_t n) {
+  return n == hn::Lanes(df) ? LoadF32(df, row) : LoadF32Partial(df, row, n);
+}
+
+// NHWC column sums of squares: tot[c] = sum over s of x[s, c]^2. One vector
+// of channels at a time walks a group of kNormPositionGroup pixels (in L1)
+// with two register accumulators; group sums are added into tot with Kahan
+// compensation (comp). tot, comp: C floats each.
+template <typename T, class DF>
+HWY_INLINE void ColumnSquares(DF df, const T* src, size_t C, size_t S, float* tot,
+                              float* comp) {
+  using V = hn::Vec<DF>;
+  const size_t N = hn::Lanes(df);
+  std::fill(tot, tot + C, 0.0f);
+  std::fill(comp, comp + C, 0.0f);
+  for (size_t s0 = 0; s0 < S; s0 += kNormPositionGroup) {
+    const size_t s1 = std::min(S, s0 + kNormPositionGroup);
+    for (size_t c = 0; c < C; c += N) {
+      const size_t n = std::min(N, C - c);
+      const T* p = src + s0 * C + c;
+      V a = hn::Zero(df), b = hn::Zero(df);
+      size_t s = s0;
+      for (; s + 2 <= s1; s += 2, p += 2 * C) {
+        const V x0 = LoadChannels(df, p, n), x1 = LoadChannels(df, p + C, n);
+        a = hn::MulAdd(x0, x0, a);
+        b = hn::MulAdd(x1, x1, b);
+      }
+      if (s < s1) {
+        const V x0 = LoadChannels(df, p, n);
+        a = hn::MulAdd(x0, x0, a);
+      }
+      const V t = LoadParam(df, tot + c, n);
+      const V y = hn::Sub(hn::Add(a, b), LoadParam(df, comp + c, n));
+      const V u = hn::Add(t, y);
+      StoreFloats(df, hn::Sub(hn::Sub(u, t), y), comp + c, n);
+      StoreFloats(df, u, tot + c, n);
+    }
+  }
+}
+
+// V3: per (batch, channel) over positions: subtract the mean, divide by
+// sqrt(mean of squares + eps), then * scale[c] + shift[c].
+template <class Format, typename T, class DF>
+HWY_INLINE void NormalizeV3(DF df, const detail::NormalizeArgs<T>& a,
+                            const T* src, T* dst) {
+  using V = hn::Vec<DF>;
+  const size_t C = a.channels, S = a.spatial;
+  if constexpr (std::is_same_v<Format, Nchw>) {
+    for (size_t c = 0; c < C; ++c) {
+      const T* row = src + c * S;
+      const float mean = static_cast<float>(RowSum<0>(df, row, S, 0.0f) / static_cast<double>(S));
+      const double var = RowSum<2>(df, row, S, mean) / static_cast<double>(S);
+      const V f = hn::Set(df, SafeRsqrtScalar(var + a.eps) * a.scale[c]);
+      const V vm = hn::Set(df, mean), sh = hn::Set(df, a.shift[c]);
+      MapRow(df, row, dst + c * S, S, [&](size_t, size_t, V x) HWY_ATTR {
+        return hn::MulAdd(hn::Sub(x, vm), f, sh);
+      });
+    }
+  } else {
+    // Moments per channel, one group of positions at a time (pivot: the
+    // group's first pixel row), merged across groups: one pass over memory.
+    const size_t N = hn::Lanes(df);
+    float* mean = a.workspace;
+    float* m2 = mean + C;
+    std::fill(mean, mean + C, 0.0f);
+    std::fill(m2, m2 + C, 0.0f);
+    for (size_t s0 = 0; s0 < S; s0 += kNormPositionGroup) {
+      const size_t s1 = std::min(S, s0 + kNormPositionGroup);
+      for (size_t c = 0; c < C; c += N) {
+        // One vector of channels over the group's pixels, in registers.
+        const size_t n = std::min(N, C - c);
+        const T* p = src + s0 * C + c;
+        const V piv = LoadChannels(df, p, n);
+        V a1 = hn::Zero(df), a2 = hn::Zero(df), b1 = hn::Zero(df), b2 = hn::Zero(df);
+        size_t s = s0 + 1;
+        p += C;
+        for (; s + 2 <= s1; s += 2, p += 2 * C) {
+          const V d0 = hn::Sub(LoadChannels(df, p, n), piv);
+          const V d1 = hn::Sub(LoadChannels(df, p + C, n), piv);
+          a1 = hn::Add(a1, d0);
+          a2 = hn::MulAdd(d0, d0, a2);
+          b1 = hn::Add(b1, d1);
+          b2 = hn::MulAdd(d1, d1, b2);
+        }
+        if (s < s1) {
+          const V d0 = hn::Sub(LoadChannels(df, p, n), piv);
+          a1 = hn::Add(a1, d0);
+          a2 = hn::MulAdd(d0, d0, a2);
+        }
+        V vm = LoadParam(df, mean + c, n), vm2 = LoadParam(df, m2 + c, n);
+        MergeMoments(df, vm, vm2, s0, piv, hn::Add(a1, b1), hn::Add(a2, b2), s1 - s0);
+        StoreFloats(df, vm, mean + c, n);
+        StoreFloats(df, vm2, m2 + c, n);
+      }
+    }
+    const V veps = hn::Set(df, a.eps);
+    float* f = m2;  // norm * scale
+    for (size_t c = 0; c < C; c += N) {
+      const size_t n = std::min(N, C - c);
+      StoreFloats(df, hn::Mul(NormFromM2(df, LoadParam(df, m2 + c, n), S, veps),
+                              LoadParam(df, a.scale + c, n)),
+                  f + c, n);
+    }
+    for (size_t s = 0; s < S; ++s) {
+      MapRow(df, src + s * C, dst + s * C, C, [&](size_t i, size_t n, V x) HWY_ATTR {
+        return hn::MulAdd(hn::Sub(x, LoadParam(df, mean + i, n)), LoadParam(df, f + i, n),
+                          LoadParam(df, a.shift + i, n));
+      });
+    }
+  }
+}
+
+// V4: buf[c] = sqrt(sum over s of x^2); mean = sum of buf / channels;
+// dst = x * (1 + scale[c]*buf[c]/(mean + eps)) + shift[c].
+template <class Format, typename T, class DF>
+HWY_INLINE void NormalizeV4(DF df, const detail::NormalizeArgs<T>& a,
+                            const T* src, T* dst) {
+  using V = hn::Vec<DF>;
+  const size_t C = a.channels, S = a.spatial;
+  float* k = a.workspace;  // C floats: norms, then factors
+  if constexpr (std::is_same_v<Format, Nchw>) {
+    for (size_t c = 0; c < C; ++c) {
+      k[c] = static_cast<float>(std::sqrt(RowSum<1>(df, src + c * S, S, 0.0f)));
+    }
+  } else {
+    ColumnSquares(df, src, C, S, k, k + C);
+    for (size_t c = 0; c < C; ++c) k[c] = static_cast<float>(std::sqrt(double(k[c])));
+  }
+  double sum = 0.0;
+  for (size_t c = 0; c < C; ++c) sum += k[c];
+  const double den = sum / static_cast<double>(C) + a.eps;
+  for (size_t c = 0; c < C; ++c) {
+    k[c] = den == 0.0 ? 1.0f : static_cast<float>(1.0 + a.scale[c] * double(k[c]) / den);
+  }
+  if constexpr (std::is_same_v<Format, Nchw>) {
+    for (size_t c = 0; c < C; ++c) {
+      const V f = hn::Set(df, k[c]), sh = hn::Set(df, a.shift[c]);
+      MapRow(df, src + c * S, dst + c * S, S,
+             [&](size_t, size_t, V x) HWY_ATTR { return hn::MulAdd(x, f, sh); });
+    }
+  } else {
+    for (size_t s = 0; s < S; ++s) {
+      MapRow(df, src + s * C, dst + s * C, C, [&](size_t i, size_t n, V x) HWY_ATTR {
+        return hn::MulAdd(x, LoadParam(df, k + i, n), LoadParam(df, a.shift + i, n));
+      });
+    }
+  }
+}
+
+// The dispatched entry point, one instance per (version, element, format).
+template <class Cfg>
+void NormalizeKernel(const detail::NormalizeArgs<typename Cfg::Elem>& a) {
+  using T = typename Cfg::Elem;
+  using Format = typename Cfg::Fmt;
+  constexpr bool nchw = std::is_same_v<Format, Nchw>;
+  const hn::ScalableTag<float> df;
+  const size_t item = a.channels * a.spatial;
+  for (size_t b = 0; b < a.batch; ++b) {
+    const T* src = a.src + b * item;
+    T* dst = a.dst + b * item;
+    if constexpr (Cfg::version == 1 || Cfg::version == 2) {
+      if (Cfg::version == 1 && a.acrossSpatial) {
+        NormalizeAcross<Format>(df, a, src, dst);
+      } else if constexpr (nchw) {
+        NormalizeNchwBlocked<Cfg::version>(df, a, src, dst);
+      } else {
+        NormalizeNhwcRows<Cfg::version>(df, a, src, dst);
+      }
+    } else if constexpr (Cfg::version == 3) {
+      NormalizeV3<Format>(df, a, src, dst);
+    } else {
+      static_assert(Cfg::version == 4, "normalize versions are 1, 2, 3, 4");
+      NormalizeV4<Format>(df, a, src, dst);
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+SYNETK_NAMESPACE_END
+HWY_AFTER_NAMESPACE();
+
+#endif  // toggle guard

@@ -1,0 +1,188 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Normalize layers V1-V4: public functors. Included by synetk.h after every
+// target's kernels exist (HWY_ONCE); do not include directly.
+#ifndef SYNETK_OPS_NORMALIZE_H_
+#define SYNETK_OPS_NORMALIZE_H_
+
+#include <cmath>
+#include <string>
+
+#include "synetk/detail/check.h"
+#include "synetk/detail/dispatch.h"
+#include "synetk/element.h"
+#include "synetk/format.h"
+
+SYNETK_NAMESPACE_BEGIN
+namespace impl {
+
+// Shared validation of everything but the per-version parameters; returns
+// the element count of the tensor.
+template <typename T>
+inline size_t CheckNormalizeCall(const char* layer, const T* src, size_t batch,
+                                 size_t channels, size_t spatial, const float* scale,
+                                 const float* eps, T* dst) {
+  CheckPositive(layer, "batch", batch);
+  CheckPositive(layer, "channels", channels);
+  CheckPositive(layer, "spatial", spatial);
+  const size_t n = CheckedProduct(layer, "batch*channels*spatial", {batch, channels, spatial});
+  CheckedBytes(layer, "batch*channels*spatial", n, sizeof(T));
+  CheckNotNull(layer, "src", src);
+  CheckNotNull(layer, "scale", scale);
+  CheckNotNull(layer, "eps", eps);
+  if (!(eps[0] >= 0.0f) || std::isinf(eps[0])) {
+    Fail(layer, "eps", eps[0], "a finite value >= 0");
+  }
+  CheckNotNull(layer, "dst", dst);
+  CheckNoPartialOverlap(layer, "dst", dst, n * sizeof(T), "src", src, n * sizeof(T), true);
+  return n;
+}
+
+// Scratch size in floats, after checking the sizes it depends on.
+template <int kVersion, class Format>
+inline size_t NormalizeScratch(const char* layer, size_t batch, size_t channels,
+                               size_t spatial) {
+  CheckPositive(layer, "batch", batch);
+  CheckPositive(layer, "channels", channels);
+  CheckPositive(layer, "spatial", spatial);
+  CheckedProduct(layer, "batch*channels*spatial", {batch, channels, spatial});
+  CheckedBytes(layer, "channels", channels, 4 * sizeof(float));
+  return NormalizeScratchFloats<kVersion, Format>(channels);
+}
+
+template <typename T>
+inline void CheckWorkspace(const char* layer, size_t need, const float* workspace,
+                           size_t workspaceSize, const T* src, const T* dst, size_t n) {
+  if (need == 0) return;
+  CheckNotNull(layer, "workspace", workspace);
+  if (workspaceSize < need) {
+    const std::string what = "at least " + std::to_string(need) + " floats (ScratchSize)";
+    Fail(layer, "workspaceSize", workspaceSize, what.c_str());
+  }
+  const size_t bytes = n * sizeof(T), wb = need * sizeof(float);
+  CheckNoPartialOverlap(layer, "workspace", workspace, wb, "src", src, bytes, false);
+  CheckNoPartialOverlap(layer, "workspace", workspace, wb, "dst", dst, bytes, false);
+}
+
+template <int kVersion, typename T, class Format>
+inline void RunNormalize(const NormalizeArgs<T>& a) {
+  static_assert(kIsFormat<Format>, "Format must be synetk::Nchw or synetk::Nhwc");
+  static_assert(kIsFloatElement<T>, "normalize layers take float element types");
+  static_assert(CheckElementLayout<T>());
+  using Cfg = NormalizeCfg<kVersion, T, Format>;
+  SYNETK_DISPATCH(NormalizeKernel<Cfg>)(a);
+}
+
+// V2, V3, V4 share their parameter list.
+template <int kVersion, typename T, class Format>
+inline void NormalizeWithShift(const char* layer, const T* src, size_t batch,
+                               size_t channels, size_t spatial, const float* scale,
+                               const float* shift, const float* eps, float* workspace,
+                               size_t workspaceSize, T* dst) {
+  const size_t n = CheckNormalizeCall(layer, src, batch, channels, spatial, scale, eps, dst);
+  CheckNotNull(layer, "shift", shift);
+  const size_t need = NormalizeScratch<kVersion, Format>(layer, batch, channels, spatial);
+  CheckWorkspace(layer, need, workspace, workspaceSize, src, dst, n);
+  NormalizeArgs<T> a;
+  a.src = src;
+  a.batch = batch;
+  a.channels = channels;
+  a.spatial = spatial;
+  a.scale = scale;
+  a.shift = shift;
+  a.eps = eps[0];
+  a.workspace = workspace;
+  a.dst = dst;
+  RunNormalize<kVersion, T, Format>(a);
+}
+
+}  // namespace impl
+
+/// Normalize layer V1 (L2 normalization). acrossSpatial false: for each
+/// batch item and position, dst = src*scale[c]/sqrt(eps + sum over c of
+/// src^2); true: one sum per batch item over all channels and positions.
+/// ScratchSize() is 0: V1 needs no workspace (pass null, 0). In place
+/// (dst == src) is allowed. Where eps + sum is 0, dst is 0.
+template <typename T, class Format>
+struct NormalizeV1 {
+  static constexpr const char* kLayer = "NormalizeV1";
+  /// Workspace floats operator() needs for this shape (always 0 for V1).
+  static size_t ScratchSize(size_t batch, size_t channels, size_t spatial) {
+    return impl::NormalizeScratch<1, Format>(kLayer, batch, channels, spatial);
+  }
+  void operator()(const T* src, size_t batch, size_t channels, size_t spatial,
+                  const float* scale, const float* eps, bool acrossSpatial,
+                  float* workspace, size_t workspaceSize, T* dst) const {
+    using namespace impl;
+    const size_t n = CheckNormalizeCall(kLayer, src, batch, channels, spatial, scale, eps, dst);
+    const size_t need = NormalizeScratch<1, Format>(kLayer, batch, channels, spatial);
+    CheckWorkspace(kLayer, need, workspace, workspaceSize, src, dst, n);
+    NormalizeArgs<T> a;
+    a.src = src;
+    a.batch = batch;
+    a.channels = channels;
+    a.spatial = spatial;
+    a.scale = scale;
+    a.eps = eps[0];
+    a.acrossSpatial = acrossSpatial;
+    a.workspace = workspace;
+    a.dst = dst;
+    RunNormalize<1, T, Format>(a);
+  }
+};
+
+/// Normalize layer V2 (layer normalization over channels): for each batch
+/// item and position, x = src - mean over c; dst = x/sqrt(mean of x^2 + eps)
+/// * scale[c] + shift[c]. ScratchSize() is 0. In place allowed. Where the
+/// variance + eps is 0, dst is shift[c].
+template <typename T, class Format>
+struct NormalizeV2 {
+  static constexpr const char* kLayer = "NormalizeV2";
+  static size_t ScratchSize(size_t batch, size_t channels, size_t spatial) {
+    return impl::NormalizeScratch<2, Format>(kLayer, batch, channels, spatial);
+  }
+  void operator()(const T* src, size_t batch, size_t channels, size_t spatial,
+                  const float* scale, const float* shift, const float* eps,
+                  float* workspace, size_t workspaceSize, T* dst) const {
+    impl::NormalizeWithShift<2, T, Format>(kLayer, src, batch, channels, spatial, scale, shift,
+                                           eps, workspace, workspaceSize, dst);
+  }
+};
+
+/// Normalize layer V3 (instance normalization): as V2 but per batch item and
+/// channel, over positions. ScratchSize(): 0 for NCHW, 4*channels for NHWC.
+/// In place allowed. Where the variance + eps is 0, dst is shift[c].
+template <typename T, class Format>
+struct NormalizeV3 {
+  static constexpr const char* kLayer = "NormalizeV3";
+  static size_t ScratchSize(size_t batch, size_t channels, size_t spatial) {
+    return impl::NormalizeScratch<3, Format>(kLayer, batch, channels, spatial);
+  }
+  void operator()(const T* src, size_t batch, size_t channels, size_t spatial,
+                  const float* scale, const float* shift, const float* eps,
+                  float* workspace, size_t workspaceSize, T* dst) const {
+    impl::NormalizeWithShift<3, T, Format>(kLayer, src, batch, channels, spatial, scale, shift,
+                                           eps, workspace, workspaceSize, dst);
+  }
+};
+
+/// Normalize layer V4: per batch item, n[c] = sqrt(sum over s of src^2),
+/// mean = sum of n / channels, dst = src*(1 + scale[c]*n[c]/(mean + eps)) +
+/// shift[c]. ScratchSize(): channels for NCHW, 3*channels for NHWC. In place
+/// allowed. Where mean + eps is 0 (all-zero input, eps 0), dst = src + shift[c].
+template <typename T, class Format>
+struct NormalizeV4 {
+  static constexpr const char* kLayer = "NormalizeV4";
+  static size_t ScratchSize(size_t batch, size_t channels, size_t spatial) {
+    return impl::NormalizeScratch<4, Format>(kLayer, batch, channels, spatial);
+  }
+  void operator()(const T* src, size_t batch, size_t channels, size_t spatial,
+                  const float* scale, const float* shift, const float* eps,
+                  float* workspace, size_t workspaceSize, T* dst) const {
+    impl::NormalizeWithShift<4, T, Format>(kLayer, src, batch, channels, spatial, scale, shift,
+                                           eps, workspace, workspaceSize, dst);
+  }
+};
+
+SYNETK_NAMESPACE_END
+
+#endif  // SYNETK_OPS_NORMALIZE_H_
