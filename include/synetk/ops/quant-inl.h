@@ -1,0 +1,433 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Quantization layers (DequantizeLinear, QuantizeLinear, QuantizedConcat,
+// QuantizedScale, QuantizedShuffle types 0 and 1): per-target kernels. One
+// body serves every target, element type and format. Public functors are in
+// quant.h; the arithmetic is described in docs/quant.md.
+
+#ifndef SYNETK_OPS_QUANT_ARGS_
+#define SYNETK_OPS_QUANT_ARGS_
+#include <cstddef>
+#include <cstdint>
+
+#include "synetk/format.h"
+
+namespace synetk {
+namespace detail {
+
+// Everything a kernel needs, validated by the front-end. Scalars that the
+// seed passes by pointer (norm[0], scale[0], ...) arrive by value.
+template <typename Q, typename F>
+struct DequantArgs {
+  const Q* src = nullptr;
+  size_t size = 0;
+  int32_t bias = 0;
+  float norm = 0.0f;
+  F* dst = nullptr;
+};
+
+template <typename F, typename Q>
+struct QuantArgs {
+  const F* src = nullptr;
+  size_t size = 0;
+  float norm = 0.0f;
+  int32_t zero = 0;
+  Q* dst = nullptr;
+};
+
+struct ConcatArgs {
+  size_t count = 0, num = 0, total = 0;  // total: sum of size[]
+  const uint8_t* const* src = nullptr;
+  const size_t* size = nullptr;
+  const int32_t* bias = nullptr;
+  const float* norm = nullptr;
+  float scale = 0.0f;
+  int32_t zero = 0;
+  uint8_t* dst = nullptr;
+};
+
+struct ScaleArgs {
+  const uint8_t* src = nullptr;
+  int32_t srcZero = 0;
+  float srcScale = 0.0f;
+  const float* scale = nullptr;  // per channel
+  const float* bias = nullptr;   // per channel, null: no bias
+  size_t channels = 0, spatial = 0;
+  float invDstScale = 0.0f;  // 1.0f / dstScale[0], rounded to fp32
+  int32_t dstZero = 0;
+  uint8_t* dst = nullptr;
+};
+
+struct ShuffleArgs {
+  const uint8_t* src0 = nullptr;
+  const uint8_t* src1 = nullptr;
+  int32_t bias0 = 0, bias1 = 0;
+  float norm0 = 0.0f, norm1 = 0.0f;
+  size_t srcC0 = 0, srcC1 = 0, spatial = 0;
+  uint8_t* dst0 = nullptr;
+  uint8_t* dst1 = nullptr;
+  float scale = 0.0f;
+  int32_t zero = 0;
+};
+
+template <typename Q, typename F>
+struct DequantCfg {
+  using Quant = Q;
+  using Float = F;
+};
+template <typename F, typename Q>
+struct QuantCfg {
+  using Quant = Q;
+  using Float = F;
+};
+struct ConcatCfg {};
+template <class Format, bool kHasBias>
+struct ScaleCfg {
+  using Fmt = Format;
+  static constexpr bool hasBias = kHasBias;
+};
+template <class Format, int kType>
+struct ShuffleCfg {
+  using Fmt = Format;
+  static constexpr int type = kType;
+};
+
+}  // namespace detail
+}  // namespace synetk
+#endif  // SYNETK_OPS_QUANT_ARGS_
+
+#if defined(SYNETK_OPS_QUANT_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SYNETK_OPS_QUANT_INL_H_
+#undef SYNETK_OPS_QUANT_INL_H_
+#else
+#define SYNETK_OPS_QUANT_INL_H_
+#endif
+
+#include <cstring>
+#include <limits>
+
+#include <hwy/highway.h>
+
+#include "synetk/detail/abi.h"
+#include "synetk/detail/channel_runs-inl.h"
+#include "synetk/detail/elements-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+SYNETK_NAMESPACE_BEGIN
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// fp32 lanes v -> int32 lanes clamp(RoundHalfEven(v) + zero, qmin, qmax).
+// v is clamped in fp32 to [qmin - zero, qmax - zero] first (exact: these are
+// small integers, and rounding commutes with clamping to integers), so huge
+// values and infinities saturate. NaN lanes become 0 (output: zero) when
+// kNaN; callers whose values cannot be NaN skip that test. The rounding adds
+// and subtracts 1.5*2^23 in fp32, which every target's Add does to nearest
+// even (Highway 1.0.3's scalar Round/NearestInt round some values wrongly).
+template <class DF, bool kNaN>
+struct Quantizer {
+  using V = hn::Vec<DF>;
+  using DI = hn::RebindToSigned<DF>;
+  using VI = hn::Vec<DI>;
+  static constexpr int32_t kMagicBits = 0x4B400000;  // 1.5f * 2^23
+
+  V lo, hi, magic;
+  VI offset;
+
+  HWY_INLINE Quantizer(DF df, int32_t zero, int32_t qmin, int32_t qmax)
+      : lo(hn::Set(df, static_cast<float>(qmin - zero))),
+        hi(hn::Set(df, static_cast<float>(qmax - zero))),
+        magic(hn::Set(df, 12582912.0f)),
+        offset(hn::Set(DI(), kMagicBits - zero)) {}
+
+  HWY_INLINE VI operator()(V v) const {
+    if constexpr (kNaN) v = hn::IfThenElseZero(hn::Eq(v, v), v);
+    v = hn::Min(hn::Max(v, lo), hi);
+    return hn::Sub(hn::BitCast(DI(), hn::Add(v, magic)), offset);
+  }
+};
+
+template <typename Q>
+struct QuantLimits {
+  static constexpr int32_t kMin = std::numeric_limits<Q>::min();
+  static constexpr int32_t kMax = std::numeric_limits<Q>::max();
+};
+
+// Lanes(di) quantized elements <-> int32 lanes (full vectors and tails).
+template <typename Q, class DI>
+HWY_INLINE hn::Vec<DI> LoadQ(DI di, const Q* HWY_RESTRICT p) {
+  const hn::Rebind<Q, DI> dq;
+  return hn::PromoteTo(di, hn::LoadU(dq, p));
+}
+template <typename Q, class DI>
+HWY_INLINE hn::Vec<DI> LoadQPartial(DI di, const Q* HWY_RESTRICT p, size_t count) {
+  HWY_ALIGN Q buf[kMaxLanes<int32_t>] = {};
+  std::memcpy(buf, p, count * sizeof(Q));
+  return LoadQ(di, buf);
+}
+template <typename Q, class DI>
+HWY_INLINE hn::Vec<DI> LoadQRun(DI di, const Q* p, size_t count) {
+  return count == hn::Lanes(di) ? LoadQ(di, p) : LoadQPartial(di, p, count);
+}
+// r is already in Q's range; DemoteTo saturates anyway.
+template <typename Q, class DI>
+HWY_INLINE void StoreQ(DI di, hn::Vec<DI> r, Q* HWY_RESTRICT p) {
+  const hn::Rebind<Q, DI> dq;
+  hn::StoreU(hn::DemoteTo(dq, r), dq, p);
+}
+template <typename Q, class DI>
+HWY_INLINE void StoreQRun(DI di, hn::Vec<DI> r, Q* p, size_t count) {
+  if (count == hn::Lanes(di)) {
+    StoreQ(di, r, p);
+  } else {
+    HWY_ALIGN Q buf[kMaxLanes<int32_t>];
+    StoreQ(di, r, buf);
+    std::memcpy(p, buf, count * sizeof(Q));
+  }
+}
+
+// The requantization of one input: float(x + bias) * norm * scale, two fp32
+// multiplications left to right.
+template <class DF>
+struct Requant {
+  using V = hn::Vec<DF>;
+  using DI = hn::RebindToSigned<DF>;
+  hn::Vec<DI> bias;
+  V norm, scale;
+  HWY_INLINE Requant(DF df, int32_t b, float n, float s)
+      : bias(hn::Set(DI(), b)), norm(hn::Set(df, n)), scale(hn::Set(df, s)) {}
+  HWY_INLINE V operator()(DF df, hn::Vec<DI> x) const {
+    return hn::Mul(hn::Mul(hn::ConvertTo(df, hn::Add(x, bias)), norm), scale);
+  }
+};
+
+// n bytes of src requantized into dst. (bias, norm, scale) are finite and
+// non-zero and |x + bias| <= 510, so no lane is NaN.
+template <class DF>
+HWY_INLINE void RequantRow(DF df, const uint8_t* src, size_t n, const Requant<DF>& rq,
+                           const Quantizer<DF, false>& qz, uint8_t* dst) {
+  const hn::RebindToSigned<DF> di;
+  const size_t N = hn::Lanes(df);
+  size_t i = 0;
+  for (; i + 4 * N <= n; i += 4 * N) {
+    const auto r0 = qz(rq(df, LoadQ(di, src + i)));
+    const auto r1 = qz(rq(df, LoadQ(di, src + i + N)));
+    const auto r2 = qz(rq(df, LoadQ(di, src + i + 2 * N)));
+    const auto r3 = qz(rq(df, LoadQ(di, src + i + 3 * N)));
+    StoreQ(di, r0, dst + i);
+    StoreQ(di, r1, dst + i + N);
+    StoreQ(di, r2, dst + i + 2 * N);
+    StoreQ(di, r3, dst + i + 3 * N);
+  }
+  for (; i + N <= n; i += N) StoreQ(di, qz(rq(df, LoadQ(di, src + i))), dst + i);
+  if (i < n) {
+    const size_t count = n - i;
+    StoreQRun(di, qz(rq(df, LoadQPartial(di, src + i, count))), dst + i, count);
+  }
+}
+
+// ---- DequantizeLinear: dst = float(src + bias) * norm ------------------------
+template <class Cfg>
+void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::Float>& a) {
+  using F = typename Cfg::Float;
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const size_t N = hn::Lanes(df);
+  const auto bias = hn::Set(di, a.bias);
+  const auto norm = hn::Set(df, a.norm);
+  auto deq = [&](hn::Vec<decltype(di)> x) HWY_ATTR {
+    return hn::Mul(hn::ConvertTo(df, hn::Add(x, bias)), norm);
+  };
+  size_t i = 0;
+  for (; i + 4 * N <= a.size; i += 4 * N) {
+    const auto v0 = deq(LoadQ(di, a.src + i));
+    const auto v1 = deq(LoadQ(di, a.src + i + N));
+    const auto v2 = deq(LoadQ(di, a.src + i + 2 * N));
+    const auto v3 = deq(LoadQ(di, a.src + i + 3 * N));
+    StoreF32(df, v0, a.dst + i);
+    StoreF32(df, v1, a.dst + i + N);
+    StoreF32(df, v2, a.dst + i + 2 * N);
+    StoreF32(df, v3, a.dst + i + 3 * N);
+  }
+  for (; i + N <= a.size; i += N) StoreF32(df, deq(LoadQ(di, a.src + i)), a.dst + i);
+  if (i < a.size) {
+    const size_t count = a.size - i;
+    StoreF32Partial(df, deq(LoadQPartial(di, a.src + i, count)), a.dst + i, count);
+  }
+}
+
+// ---- QuantizeLinear: dst = clamp(Round(src * norm) + zero) --------------------
+template <class Cfg>
+void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quant>& a) {
+  using Q = typename Cfg::Quant;
+  using D = hn::ScalableTag<float>;
+  const D df;
+  const hn::RebindToSigned<D> di;
+  const size_t N = hn::Lanes(df);
+  const auto norm = hn::Set(df, a.norm);
+  const Quantizer<D, true> qz(df, a.zero, QuantLimits<Q>::kMin, QuantLimits<Q>::kMax);
+  size_t i = 0;
+  for (; i + 4 * N <= a.size; i += 4 * N) {
+    const auto r0 = qz(hn::Mul(LoadF32(df, a.src + i), norm));
+    const auto r1 = qz(hn::Mul(LoadF32(df, a.src + i + N), norm));
+    const auto r2 = qz(hn::Mul(LoadF32(df, a.src + i + 2 * N), norm));
+    const auto r3 = qz(hn::Mul(LoadF32(df, a.src + i + 3 * N), norm));
+    StoreQ(di, r0, a.dst + i);
+    StoreQ(di, r1, a.dst + i + N);
+    StoreQ(di, r2, a.dst + i + 2 * N);
+    StoreQ(di, r3, a.dst + i + 3 * N);
+  }
+  for (; i + N <= a.size; i += N) StoreQ(di, qz(hn::Mul(LoadF32(df, a.src + i), norm)), a.dst + i);
+  if (i < a.size) {
+    const size_t count = a.size - i;
+    StoreQRun(di, qz(hn::Mul(LoadF32Partial(df, a.src + i, count), norm)), a.dst + i, count);
+  }
+}
+
+// ---- QuantizedConcat -----------------------------------------------------------
+template <class Cfg>
+void ConcatKernel(const detail::ConcatArgs& a) {
+  using D = hn::ScalableTag<float>;
+  const D df;
+  const Quantizer<D, false> qz(df, a.zero, 0, 255);
+  for (size_t s = 0, offset = 0; s < a.count; offset += a.size[s], ++s) {
+    const Requant<D> rq(df, a.bias[s], a.norm[s], a.scale);
+    const size_t n = a.size[s];
+    for (size_t b = 0; b < a.num; ++b) {
+      RequantRow(df, a.src[s] + b * n, n, rq, qz, a.dst + b * a.total + offset);
+    }
+  }
+}
+
+// ---- QuantizedScale --------------------------------------------------------------
+// v = float(src - srcZero) * srcScale; v = v*scale[c] (+ bias[c]), a separate
+// multiplication and addition; dst = clamp(Round(v * invDstScale) + dstZero).
+template <class Cfg>
+void ScaleKernel(const detail::ScaleArgs& a) {
+  using Format = typename Cfg::Fmt;
+  using D = hn::ScalableTag<float>;
+  using V = hn::Vec<D>;
+  constexpr size_t K = Cfg::hasBias ? 2 : 1;
+  const D df;
+  const hn::RebindToSigned<D> di;
+  // scale[c] may be 0 while float(src - srcZero)*srcScale overflows: NaN.
+  const Quantizer<D, true> qz(df, a.dstZero, 0, 255);
+  const auto srcZero = hn::Set(di, a.srcZero);
+  const V srcScale = hn::Set(df, a.srcScale);
+  const V inv = hn::Set(df, a.invDstScale);
+  const float* const params[2] = {a.scale, a.bias};
+  const size_t C = a.channels, S = a.spatial;
+  ForEachChannelRun<Format, K>(
+      df, C, S, 0, S, params, [&](size_t c, size_t s, size_t count, const V* p) HWY_ATTR {
+        const size_t o = Offset<Format>(c, s, C, S);
+        const V x = hn::ConvertTo(df, hn::Sub(LoadQRun(di, a.src + o, count), srcZero));
+        V v = hn::Mul(hn::Mul(x, srcScale), p[0]);
+        if constexpr (Cfg::hasBias) v = hn::Add(v, p[1]);
+        StoreQRun(di, qz(hn::Mul(v, inv)), a.dst + o, count);
+      });
+}
+
+// ---- QuantizedShuffle ---------------------------------------------------------------
+// Byte shuffles of already requantized data, staged through a stack buffer of
+// kChunk pairs.
+constexpr size_t kShuffleChunk = 256;
+
+// dA[i] = requant(src[2i]), dB[i] = requant(src[2i + 1]), i < pairs.
+template <class DF>
+HWY_INLINE void RequantDeinterleave(DF df, const uint8_t* src, size_t pairs,
+                                    const Requant<DF>& rq, const Quantizer<DF, false>& qz,
+                                    uint8_t* dA, uint8_t* dB) {
+  const hn::ScalableTag<uint8_t> d8;
+  const size_t L = hn::Lanes(d8);
+  HWY_ALIGN uint8_t tmp[2 * kShuffleChunk];
+  for (size_t p0 = 0; p0 < pairs; p0 += kShuffleChunk) {
+    const size_t m = pairs - p0 < kShuffleChunk ? pairs - p0 : kShuffleChunk;
+    RequantRow(df, src + 2 * p0, 2 * m, rq, qz, tmp);
+    size_t i = 0;
+    for (; i + L <= m; i += L) {
+      hn::Vec<decltype(d8)> a, b;
+      hn::LoadInterleaved2(d8, tmp + 2 * i, a, b);
+      hn::StoreU(a, d8, dA + p0 + i);
+      hn::StoreU(b, d8, dB + p0 + i);
+    }
+    for (; i < m; ++i) {
+      dA[p0 + i] = tmp[2 * i];
+      dB[p0 + i] = tmp[2 * i + 1];
+    }
+  }
+}
+
+// dst[2i] = requant_A(srcA[i]), dst[2i + 1] = requant_B(srcB[i]), i < pairs.
+template <class DF>
+HWY_INLINE void RequantInterleave(DF df, const uint8_t* srcA, const Requant<DF>& rqA,
+                                  const uint8_t* srcB, const Requant<DF>& rqB, size_t pairs,
+                                  const Quantizer<DF, false>& qz, uint8_t* dst) {
+  const hn::ScalableTag<uint8_t> d8;
+  const size_t L = hn::Lanes(d8);
+  HWY_ALIGN uint8_t tmpA[kShuffleChunk];
+  HWY_ALIGN uint8_t tmpB[kShuffleChunk];
+  for (size_t p0 = 0; p0 < pairs; p0 += kShuffleChunk) {
+    const size_t m = pairs - p0 < kShuffleChunk ? pairs - p0 : kShuffleChunk;
+    RequantRow(df, srcA + p0, m, rqA, qz, tmpA);
+    RequantRow(df, srcB + p0, m, rqB, qz, tmpB);
+    size_t i = 0;
+    for (; i + L <= m; i += L) {
+      hn::StoreInterleaved2(hn::Load(d8, tmpA + i), hn::Load(d8, tmpB + i), d8,
+                            dst + 2 * (p0 + i));
+    }
+    for (; i < m; ++i) {
+      dst[2 * (p0 + i)] = tmpA[i];
+      dst[2 * (p0 + i) + 1] = tmpB[i];
+    }
+  }
+}
+
+template <class Cfg>
+void ShuffleKernel(const detail::ShuffleArgs& a) {
+  using D = hn::ScalableTag<float>;
+  const D df;
+  const Quantizer<D, false> qz(df, a.zero, 0, 255);
+  const Requant<D> rq0(df, a.bias0, a.norm0, a.scale);
+  const Requant<D> rq1(df, a.bias1, a.norm1, a.scale);
+  const size_t C0 = a.srcC0, C1 = a.srcC1, S = a.spatial;
+  const size_t Ch = (C0 + C1) / 2;  // channels of each output (type 0) / input (type 1)
+  if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
+    if constexpr (Cfg::type == 0) {
+      // dst0 channel j = X[2j], dst1 channel j = X[2j + 1], X = src0 ++ src1.
+      for (size_t k = 0; k < C0 + C1; ++k) {
+        const bool first = k < C0;
+        const uint8_t* src = first ? a.src0 + k * S : a.src1 + (k - C0) * S;
+        uint8_t* dst = (k & 1) ? a.dst1 : a.dst0;
+        RequantRow(df, src, S, first ? rq0 : rq1, qz, dst + (k / 2) * S);
+      }
+    } else {
+      // Y[2i] = src0 channel i, Y[2i + 1] = src1 channel i; dst0 = Y[0, C0).
+      for (size_t k = 0; k < C0 + C1; ++k) {
+        const bool even = (k & 1) == 0;
+        const uint8_t* src = (even ? a.src0 : a.src1) + (k / 2) * S;
+        uint8_t* dst = k < C0 ? a.dst0 + k * S : a.dst1 + (k - C0) * S;
+        RequantRow(df, src, S, even ? rq0 : rq1, qz, dst);
+      }
+    }
+  } else {
+    const size_t h0 = C0 / 2, h1 = C1 / 2;
+    for (size_t s = 0; s < S; ++s) {
+      if constexpr (Cfg::type == 0) {
+        uint8_t* d0 = a.dst0 + s * Ch;
+        uint8_t* d1 = a.dst1 + s * Ch;
+        RequantDeinterleave(df, a.src0 + s * C0, h0, rq0, qz, d0, d1);
+        RequantDeinterleave(df, a.src1 + s * C1, h1, rq1, qz, d0 + h0, d1 + h0);
+      } else {
+        const uint8_t* s0 = a.src0 + s * Ch;
+        const uint8_t* s1 = a.src1 + s * Ch;
+        RequantInterleave(df, s0, rq0, s1, rq1, h0, qz, a.dst0 + s * C0);
+        RequantInterleave(df, s0 + h0, rq0, s1 + h0, rq1, h1, qz, a.dst1 + s * C1);
+      }
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+SYNETK_NAMESPACE_END
+HWY_AFTER_NAMESPACE();
+
+#endif  // toggle guard
