@@ -360,6 +360,10 @@ TEST_CASE("QuantizedShuffle matches the reference on every target", "[quant]") {
       }
       for (size_t S : EdgeSizes()) CheckShuffle(MakeShuffle(type, 4, 10, S));
       CheckShuffle(MakeShuffle(type, 32, 48, 28 * 28));  // realistic
+      // Pixels wider than the kernels' staging buffer (4096 bytes).
+      CheckShuffle(MakeShuffle(type, 4098, 4102, 2));
+      CheckShuffle(MakeShuffle(type, 8, 8200, 3));
+      CheckShuffle(MakeShuffle(type, 8200, 6, 2));
       // Ties: x * 0.5 * 1 with bias 0.
       ShuffleCase t = MakeShuffle(type, 6, 10, 37);
       t.bias0 = t.bias1 = 0;

@@ -361,56 +361,106 @@ void ScaleKernel(const detail::ScaleArgs& a) {
 }
 
 // ---- QuantizedShuffle ---------------------------------------------------------------
-// Byte shuffles of already requantized data, staged through a stack buffer of
-// kChunk pairs.
-constexpr size_t kShuffleChunk = 256;
+// NHWC: the inputs are requantized in long rows (blocks of whole pixels) into
+// a stack buffer, then each pixel's bytes are (de)interleaved into place.
+constexpr size_t kShuffleTmp = 4096;
 
-// dA[i] = requant(src[2i]), dB[i] = requant(src[2i + 1]), i < pairs.
-template <class DF>
-HWY_INLINE void RequantDeinterleave(DF df, const uint8_t* src, size_t pairs,
-                                    const Requant<DF>& rq, const Quantizer<DF, false>& qz,
-                                    uint8_t* dA, uint8_t* dB) {
-  const hn::ScalableTag<uint8_t> d8;
+// dA[i] = src[2i], dB[i] = src[2i + 1], i < pairs.
+HWY_INLINE void Deinterleave(const uint8_t* src, size_t pairs, uint8_t* dA, uint8_t* dB) {
+  const hn::CappedTag<uint8_t, 16> d8;
   const size_t L = hn::Lanes(d8);
-  HWY_ALIGN uint8_t tmp[2 * kShuffleChunk];
-  for (size_t p0 = 0; p0 < pairs; p0 += kShuffleChunk) {
-    const size_t m = pairs - p0 < kShuffleChunk ? pairs - p0 : kShuffleChunk;
-    RequantRow(df, src + 2 * p0, 2 * m, rq, qz, tmp);
-    size_t i = 0;
-    for (; i + L <= m; i += L) {
-      hn::Vec<decltype(d8)> a, b;
-      hn::LoadInterleaved2(d8, tmp + 2 * i, a, b);
-      hn::StoreU(a, d8, dA + p0 + i);
-      hn::StoreU(b, d8, dB + p0 + i);
+  size_t i = 0;
+  for (; i + L <= pairs; i += L) {
+    hn::Vec<decltype(d8)> a, b;
+    hn::LoadInterleaved2(d8, src + 2 * i, a, b);
+    hn::StoreU(a, d8, dA + i);
+    hn::StoreU(b, d8, dB + i);
+  }
+  for (; i < pairs; ++i) {
+    dA[i] = src[2 * i];
+    dB[i] = src[2 * i + 1];
+  }
+}
+
+// dst[2i] = a[i], dst[2i + 1] = b[i], i < pairs.
+HWY_INLINE void Interleave(const uint8_t* a, const uint8_t* b, size_t pairs, uint8_t* dst) {
+  const hn::CappedTag<uint8_t, 16> d8;
+  const size_t L = hn::Lanes(d8);
+  size_t i = 0;
+  for (; i + L <= pairs; i += L) {
+    hn::StoreInterleaved2(hn::LoadU(d8, a + i), hn::LoadU(d8, b + i), d8, dst + 2 * i);
+  }
+  for (; i < pairs; ++i) {
+    dst[2 * i] = a[i];
+    dst[2 * i + 1] = b[i];
+  }
+}
+
+// Type 0, NHWC, one input of Cs channels (even): pixel s's even channels go
+// to dst0 + s*Ch + offset, its odd ones to dst1 + s*Ch + offset.
+template <class DF>
+HWY_INLINE void SplitNhwc(DF df, const uint8_t* src, size_t Cs, size_t S, const Requant<DF>& rq,
+                          const Quantizer<DF, false>& qz, uint8_t* dst0, uint8_t* dst1,
+                          size_t Ch, size_t offset) {
+  HWY_ALIGN uint8_t tmp[kShuffleTmp];
+  if (Cs <= kShuffleTmp) {
+    const size_t P = kShuffleTmp / Cs;
+    for (size_t s0 = 0; s0 < S; s0 += P) {
+      const size_t p = S - s0 < P ? S - s0 : P;
+      RequantRow(df, src + s0 * Cs, p * Cs, rq, qz, tmp);
+      for (size_t i = 0; i < p; ++i) {
+        const size_t o = (s0 + i) * Ch + offset;
+        Deinterleave(tmp + i * Cs, Cs / 2, dst0 + o, dst1 + o);
+      }
     }
-    for (; i < m; ++i) {
-      dA[p0 + i] = tmp[2 * i];
-      dB[p0 + i] = tmp[2 * i + 1];
+  } else {
+    for (size_t s = 0; s < S; ++s) {
+      for (size_t c = 0; c < Cs; c += kShuffleTmp) {
+        const size_t m = Cs - c < kShuffleTmp ? Cs - c : kShuffleTmp;  // even
+        RequantRow(df, src + s * Cs + c, m, rq, qz, tmp);
+        const size_t o = s * Ch + offset + c / 2;
+        Deinterleave(tmp, m / 2, dst0 + o, dst1 + o);
+      }
     }
   }
 }
 
-// dst[2i] = requant_A(srcA[i]), dst[2i + 1] = requant_B(srcB[i]), i < pairs.
+// Type 1, NHWC: src0 and src1 have Ch channels; pixel s of dst0 (C0
+// channels) is interleave(src0[0, C0/2), src1[0, C0/2)), of dst1 the rest.
 template <class DF>
-HWY_INLINE void RequantInterleave(DF df, const uint8_t* srcA, const Requant<DF>& rqA,
-                                  const uint8_t* srcB, const Requant<DF>& rqB, size_t pairs,
-                                  const Quantizer<DF, false>& qz, uint8_t* dst) {
-  const hn::ScalableTag<uint8_t> d8;
-  const size_t L = hn::Lanes(d8);
-  HWY_ALIGN uint8_t tmpA[kShuffleChunk];
-  HWY_ALIGN uint8_t tmpB[kShuffleChunk];
-  for (size_t p0 = 0; p0 < pairs; p0 += kShuffleChunk) {
-    const size_t m = pairs - p0 < kShuffleChunk ? pairs - p0 : kShuffleChunk;
-    RequantRow(df, srcA + p0, m, rqA, qz, tmpA);
-    RequantRow(df, srcB + p0, m, rqB, qz, tmpB);
-    size_t i = 0;
-    for (; i + L <= m; i += L) {
-      hn::StoreInterleaved2(hn::Load(d8, tmpA + i), hn::Load(d8, tmpB + i), d8,
-                            dst + 2 * (p0 + i));
+HWY_INLINE void InterleaveNhwc(DF df, const detail::ShuffleArgs& a, const Requant<DF>& rq0,
+                               const Requant<DF>& rq1, const Quantizer<DF, false>& qz) {
+  const size_t C0 = a.srcC0, C1 = a.srcC1, S = a.spatial, Ch = (C0 + C1) / 2;
+  const size_t h0 = C0 / 2, h1 = C1 / 2;
+  HWY_ALIGN uint8_t tmpA[kShuffleTmp / 2];
+  HWY_ALIGN uint8_t tmpB[kShuffleTmp / 2];
+  constexpr size_t kHalf = kShuffleTmp / 2;
+  if (Ch <= kHalf) {
+    const size_t P = kHalf / Ch;
+    for (size_t s0 = 0; s0 < S; s0 += P) {
+      const size_t p = S - s0 < P ? S - s0 : P;
+      RequantRow(df, a.src0 + s0 * Ch, p * Ch, rq0, qz, tmpA);
+      RequantRow(df, a.src1 + s0 * Ch, p * Ch, rq1, qz, tmpB);
+      for (size_t i = 0; i < p; ++i) {
+        const uint8_t* x = tmpA + i * Ch;
+        const uint8_t* y = tmpB + i * Ch;
+        Interleave(x, y, h0, a.dst0 + (s0 + i) * C0);
+        Interleave(x + h0, y + h0, h1, a.dst1 + (s0 + i) * C1);
+      }
     }
-    for (; i < m; ++i) {
-      dst[2 * (p0 + i)] = tmpA[i];
-      dst[2 * (p0 + i) + 1] = tmpB[i];
+  } else {
+    for (size_t s = 0; s < S; ++s) {
+      // Channel pairs [c, c + m) of the pixel; pair k goes to dst0 below h0.
+      for (size_t c = 0; c < Ch; c += kHalf) {
+        const size_t m = Ch - c < kHalf ? Ch - c : kHalf;
+        RequantRow(df, a.src0 + s * Ch + c, m, rq0, qz, tmpA);
+        RequantRow(df, a.src1 + s * Ch + c, m, rq1, qz, tmpB);
+        const size_t in0 = c < h0 ? (h0 - c < m ? h0 - c : m) : 0;  // pairs for dst0
+        if (in0 > 0) Interleave(tmpA, tmpB, in0, a.dst0 + s * C0 + 2 * c);
+        if (in0 < m) {
+          Interleave(tmpA + in0, tmpB + in0, m - in0, a.dst1 + s * C1 + 2 * (c + in0 - h0));
+        }
+      }
     }
   }
 }
@@ -443,19 +493,11 @@ void ShuffleKernel(const detail::ShuffleArgs& a) {
       }
     }
   } else {
-    const size_t h0 = C0 / 2, h1 = C1 / 2;
-    for (size_t s = 0; s < S; ++s) {
-      if constexpr (Cfg::type == 0) {
-        uint8_t* d0 = a.dst0 + s * Ch;
-        uint8_t* d1 = a.dst1 + s * Ch;
-        RequantDeinterleave(df, a.src0 + s * C0, h0, rq0, qz, d0, d1);
-        RequantDeinterleave(df, a.src1 + s * C1, h1, rq1, qz, d0 + h0, d1 + h0);
-      } else {
-        const uint8_t* s0 = a.src0 + s * Ch;
-        const uint8_t* s1 = a.src1 + s * Ch;
-        RequantInterleave(df, s0, rq0, s1, rq1, h0, qz, a.dst0 + s * C0);
-        RequantInterleave(df, s0 + h0, rq0, s1 + h0, rq1, h1, qz, a.dst1 + s * C1);
-      }
+    if constexpr (Cfg::type == 0) {
+      SplitNhwc(df, a.src0, C0, S, rq0, qz, a.dst0, a.dst1, Ch, 0);
+      SplitNhwc(df, a.src1, C1, S, rq1, qz, a.dst0, a.dst1, Ch, C0 / 2);
+    } else {
+      InterleaveNhwc(df, a, rq0, rq1, qz);
     }
   }
 }
