@@ -168,11 +168,18 @@ template <typename Q, class DI>
 HWY_INLINE hn::Vec<DI> LoadQRun(DI di, const Q* p, size_t count) {
   return count == hn::Lanes(di) ? LoadQ(di, p) : LoadQPartial(di, p, count);
 }
-// r is already in Q's range; DemoteTo saturates anyway.
+// r is already in Q's range. uint8: U8FromU32 only gathers the low bytes
+// (cheaper than the saturating DemoteTo on x86); int8: DemoteTo.
 template <typename Q, class DI>
-HWY_INLINE void StoreQ(DI /* di */, hn::Vec<DI> r, Q* HWY_RESTRICT p) {
+HWY_INLINE void StoreQ(DI di, hn::Vec<DI> r, Q* HWY_RESTRICT p) {
   const hn::Rebind<Q, DI> dq;
-  hn::StoreU(hn::DemoteTo(dq, r), dq, p);
+  (void)di;
+  if constexpr (ElementTraits<Q>::kEncoding == Encoding::kUint8) {
+    const hn::RebindToUnsigned<DI> du;
+    hn::StoreU(hn::U8FromU32(hn::BitCast(du, r)), dq, reinterpret_cast<uint8_t*>(p));
+  } else {
+    hn::StoreU(hn::DemoteTo(dq, r), dq, p);
+  }
 }
 template <typename Q, class DI>
 HWY_INLINE void StoreQRun(DI di, hn::Vec<DI> r, Q* p, size_t count) {
