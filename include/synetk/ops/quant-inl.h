@@ -108,7 +108,6 @@ struct ShuffleCfg {
 #include <hwy/highway.h>
 
 #include "synetk/detail/abi.h"
-#include "synetk/detail/channel_runs-inl.h"
 #include "synetk/detail/elements-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -123,28 +122,26 @@ namespace hn = hwy::HWY_NAMESPACE;
 // kNaN; callers whose values cannot be NaN skip that test. The rounding adds
 // and subtracts 1.5*2^23 in fp32, which every target's Add does to nearest
 // even (Highway 1.0.3's scalar Round/NearestInt round some values wrongly).
-template <class DF, bool kNaN>
-struct Quantizer {
-  using V = hn::Vec<DF>;
-  using DI = hn::RebindToSigned<DF>;
-  using VI = hn::Vec<DI>;
-  static constexpr int32_t kMagicBits = 0x4B400000;  // 1.5f * 2^23
-
-  V lo, hi, magic;
-  VI offset;
-
-  HWY_INLINE Quantizer(DF df, int32_t zero, int32_t qmin, int32_t qmax)
-      : lo(hn::Set(df, static_cast<float>(qmin - zero))),
-        hi(hn::Set(df, static_cast<float>(qmax - zero))),
-        magic(hn::Set(df, 12582912.0f)),
-        offset(hn::Set(DI(), kMagicBits - zero)) {}
-
-  HWY_INLINE VI operator()(V v) const {
-    if constexpr (kNaN) v = hn::IfThenElseZero(hn::Eq(v, v), v);
-    v = hn::Min(hn::Max(v, lo), hi);
-    return hn::Sub(hn::BitCast(DI(), hn::Add(v, magic)), offset);
-  }
+// Parameters are kept as scalars (no vector members: SVE vectors are sizeless).
+struct QuantizeParams {
+  float lo, hi;
+  int32_t offset;
 };
+constexpr int32_t kMagicBits = 0x4B400000;  // bits of 1.5f * 2^23
+constexpr float kMagic = 12582912.0f;
+
+HWY_INLINE QuantizeParams MakeQuantize(int32_t zero, int32_t qmin, int32_t qmax) {
+  return {static_cast<float>(qmin - zero), static_cast<float>(qmax - zero), kMagicBits - zero};
+}
+
+template <bool kNaN, class DF>
+HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> Quantize(DF df, hn::Vec<DF> v,
+                                                     const QuantizeParams& q) {
+  const hn::RebindToSigned<DF> di;
+  if constexpr (kNaN) v = hn::IfThenElseZero(hn::Eq(v, v), v);
+  v = hn::Min(hn::Max(v, hn::Set(df, q.lo)), hn::Set(df, q.hi));
+  return hn::Sub(hn::BitCast(di, hn::Add(v, hn::Set(df, kMagic))), hn::Set(di, q.offset));
+}
 
 template <typename Q>
 struct QuantLimits {
@@ -229,70 +226,85 @@ HWY_INLINE hn::Vec<DF> LoadFloatPartial(DF df, const F* HWY_RESTRICT p, size_t c
 
 // The requantization of one input: float(x + bias) * norm * scale, two fp32
 // multiplications left to right.
-template <class DF>
-struct Requant {
-  using V = hn::Vec<DF>;
-  using DI = hn::RebindToSigned<DF>;
-  hn::Vec<DI> bias;
-  V norm, scale;
-  HWY_INLINE Requant(DF df, int32_t b, float n, float s)
-      : bias(hn::Set(DI(), b)), norm(hn::Set(df, n)), scale(hn::Set(df, s)) {}
-  HWY_INLINE V operator()(DF df, hn::Vec<DI> x) const {
-    return hn::Mul(hn::Mul(hn::ConvertTo(df, hn::Add(x, bias)), norm), scale);
-  }
+struct RequantParams {
+  int32_t bias;
+  float norm, scale;
 };
+
+template <class DF>
+HWY_INLINE hn::Vec<DF> Requantize(DF df, hn::Vec<hn::RebindToSigned<DF>> x,
+                                  const RequantParams& r) {
+  const hn::RebindToSigned<DF> di;
+  const auto t = hn::ConvertTo(df, hn::Add(x, hn::Set(di, r.bias)));
+  return hn::Mul(hn::Mul(t, hn::Set(df, r.norm)), hn::Set(df, r.scale));
+}
+
+// One requantized vector: Lanes(df) bytes.
+template <class DF>
+HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> RequantVec(DF df, const uint8_t* p,
+                                                      const RequantParams& r,
+                                                      const QuantizeParams& q) {
+  const hn::RebindToSigned<DF> di;
+  return Quantize<false>(df, Requantize(df, LoadQ(di, p), r), q);
+}
 
 // n bytes of src requantized into dst. (bias, norm, scale) are finite and
 // non-zero and |x + bias| <= 510, so no lane is NaN.
 template <class DF>
-HWY_INLINE void RequantRow(DF df, const uint8_t* src, size_t n, const Requant<DF>& rq,
-                           const Quantizer<DF, false>& qz, uint8_t* dst) {
+HWY_INLINE void RequantRow(DF df, const uint8_t* src, size_t n, const RequantParams& r,
+                           const QuantizeParams& q, uint8_t* dst) {
   const hn::RebindToSigned<DF> di;
   const size_t N = hn::Lanes(df);
   size_t i = 0;
   for (; i + 4 * N <= n; i += 4 * N) {
-    const auto r0 = qz(rq(df, LoadQ(di, src + i)));
-    const auto r1 = qz(rq(df, LoadQ(di, src + i + N)));
-    const auto r2 = qz(rq(df, LoadQ(di, src + i + 2 * N)));
-    const auto r3 = qz(rq(df, LoadQ(di, src + i + 3 * N)));
+    const auto r0 = RequantVec(df, src + i, r, q);
+    const auto r1 = RequantVec(df, src + i + N, r, q);
+    const auto r2 = RequantVec(df, src + i + 2 * N, r, q);
+    const auto r3 = RequantVec(df, src + i + 3 * N, r, q);
     StoreQ(di, r0, dst + i);
     StoreQ(di, r1, dst + i + N);
     StoreQ(di, r2, dst + i + 2 * N);
     StoreQ(di, r3, dst + i + 3 * N);
   }
-  for (; i + N <= n; i += N) StoreQ(di, qz(rq(df, LoadQ(di, src + i))), dst + i);
+  for (; i + N <= n; i += N) StoreQ(di, RequantVec(df, src + i, r, q), dst + i);
   if (i < n) {
     const size_t count = n - i;
-    StoreQRun(di, qz(rq(df, LoadQPartial(di, src + i, count))), dst + i, count);
+    const auto x = LoadQPartial(di, src + i, count);
+    StoreQRun(di, Quantize<false>(df, Requantize(df, x, r), q), dst + i, count);
   }
 }
 
 // ---- DequantizeLinear: dst = float(src + bias) * norm ------------------------
+template <class DF>
+HWY_INLINE hn::Vec<DF> Dequantize(DF df, hn::Vec<hn::RebindToSigned<DF>> x, int32_t bias,
+                                  float norm) {
+  const hn::RebindToSigned<DF> di;
+  return hn::Mul(hn::ConvertTo(df, hn::Add(x, hn::Set(di, bias))), hn::Set(df, norm));
+}
+
 template <class Cfg>
 void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::Float>& a) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
   const size_t N = hn::Lanes(df);
-  const auto bias = hn::Set(di, a.bias);
-  const auto norm = hn::Set(df, a.norm);
-  auto deq = [&](hn::Vec<decltype(di)> x) HWY_ATTR {
-    return hn::Mul(hn::ConvertTo(df, hn::Add(x, bias)), norm);
-  };
   size_t i = 0;
   for (; i + 4 * N <= a.size; i += 4 * N) {
-    const auto v0 = deq(LoadQ(di, a.src + i));
-    const auto v1 = deq(LoadQ(di, a.src + i + N));
-    const auto v2 = deq(LoadQ(di, a.src + i + 2 * N));
-    const auto v3 = deq(LoadQ(di, a.src + i + 3 * N));
+    const auto v0 = Dequantize(df, LoadQ(di, a.src + i), a.bias, a.norm);
+    const auto v1 = Dequantize(df, LoadQ(di, a.src + i + N), a.bias, a.norm);
+    const auto v2 = Dequantize(df, LoadQ(di, a.src + i + 2 * N), a.bias, a.norm);
+    const auto v3 = Dequantize(df, LoadQ(di, a.src + i + 3 * N), a.bias, a.norm);
     StoreF32(df, v0, a.dst + i);
     StoreF32(df, v1, a.dst + i + N);
     StoreF32(df, v2, a.dst + i + 2 * N);
     StoreF32(df, v3, a.dst + i + 3 * N);
   }
-  for (; i + N <= a.size; i += N) StoreF32(df, deq(LoadQ(di, a.src + i)), a.dst + i);
+  for (; i + N <= a.size; i += N) {
+    StoreF32(df, Dequantize(df, LoadQ(di, a.src + i), a.bias, a.norm), a.dst + i);
+  }
   if (i < a.size) {
     const size_t count = a.size - i;
-    StoreF32Partial(df, deq(LoadQPartial(di, a.src + i, count)), a.dst + i, count);
+    const auto x = LoadQPartial(di, a.src + i, count);
+    StoreF32Partial(df, Dequantize(df, x, a.bias, a.norm), a.dst + i, count);
   }
 }
 
@@ -304,37 +316,38 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
   const D df;
   const hn::RebindToSigned<D> di;
   const size_t N = hn::Lanes(df);
-  const auto norm = hn::Set(df, a.norm);
-  const Quantizer<D, true> qz(df, a.zero, QuantLimits<Q>::kMin, QuantLimits<Q>::kMax);
+  const QuantizeParams q = MakeQuantize(a.zero, QuantLimits<Q>::kMin, QuantLimits<Q>::kMax);
+  auto quant = [&](hn::Vec<D> x) HWY_ATTR {
+    return Quantize<true>(df, hn::Mul(x, hn::Set(df, a.norm)), q);
+  };
   size_t i = 0;
   for (; i + 4 * N <= a.size; i += 4 * N) {
-    const auto r0 = qz(hn::Mul(LoadFloat(df, a.src + i), norm));
-    const auto r1 = qz(hn::Mul(LoadFloat(df, a.src + i + N), norm));
-    const auto r2 = qz(hn::Mul(LoadFloat(df, a.src + i + 2 * N), norm));
-    const auto r3 = qz(hn::Mul(LoadFloat(df, a.src + i + 3 * N), norm));
+    const auto r0 = quant(LoadFloat(df, a.src + i));
+    const auto r1 = quant(LoadFloat(df, a.src + i + N));
+    const auto r2 = quant(LoadFloat(df, a.src + i + 2 * N));
+    const auto r3 = quant(LoadFloat(df, a.src + i + 3 * N));
     StoreQ(di, r0, a.dst + i);
     StoreQ(di, r1, a.dst + i + N);
     StoreQ(di, r2, a.dst + i + 2 * N);
     StoreQ(di, r3, a.dst + i + 3 * N);
   }
-  for (; i + N <= a.size; i += N) StoreQ(di, qz(hn::Mul(LoadFloat(df, a.src + i), norm)), a.dst + i);
+  for (; i + N <= a.size; i += N) StoreQ(di, quant(LoadFloat(df, a.src + i)), a.dst + i);
   if (i < a.size) {
     const size_t count = a.size - i;
-    StoreQRun(di, qz(hn::Mul(LoadFloatPartial(df, a.src + i, count), norm)), a.dst + i, count);
+    StoreQRun(di, quant(LoadFloatPartial(df, a.src + i, count)), a.dst + i, count);
   }
 }
 
 // ---- QuantizedConcat -----------------------------------------------------------
 template <class Cfg>
 void ConcatKernel(const detail::ConcatArgs& a) {
-  using D = hn::ScalableTag<float>;
-  const D df;
-  const Quantizer<D, false> qz(df, a.zero, 0, 255);
+  const hn::ScalableTag<float> df;
+  const QuantizeParams q = MakeQuantize(a.zero, 0, 255);
   for (size_t s = 0, offset = 0; s < a.count; offset += a.size[s], ++s) {
-    const Requant<D> rq(df, a.bias[s], a.norm[s], a.scale);
+    const RequantParams r{a.bias[s], a.norm[s], a.scale};
     const size_t n = a.size[s];
     for (size_t b = 0; b < a.num; ++b) {
-      RequantRow(df, a.src[s] + b * n, n, rq, qz, a.dst + b * a.total + offset);
+      RequantRow(df, a.src[s] + b * n, n, r, q, a.dst + b * a.total + offset);
     }
   }
 }
@@ -342,29 +355,66 @@ void ConcatKernel(const detail::ConcatArgs& a) {
 // ---- QuantizedScale --------------------------------------------------------------
 // v = float(src - srcZero) * srcScale; v = v*scale[c] (+ bias[c]), a separate
 // multiplication and addition; dst = clamp(Round(v * invDstScale) + dstZero).
+// scale[c] may be 0 while float(src - srcZero)*srcScale overflows: NaN.
+template <bool kHasBias, class DF>
+HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> ScaleValues(DF df, hn::Vec<hn::RebindToSigned<DF>> x,
+                                                       hn::Vec<DF> scale, hn::Vec<DF> bias,
+                                                       const detail::ScaleArgs& a,
+                                                       const QuantizeParams& q) {
+  const hn::RebindToSigned<DF> di;
+  const auto t = hn::ConvertTo(df, hn::Sub(x, hn::Set(di, a.srcZero)));
+  auto v = hn::Mul(hn::Mul(t, hn::Set(df, a.srcScale)), scale);
+  if constexpr (kHasBias) v = hn::Add(v, bias);
+  return Quantize<true>(df, hn::Mul(v, hn::Set(df, a.invDstScale)), q);
+}
+
 template <class Cfg>
 void ScaleKernel(const detail::ScaleArgs& a) {
-  using Format = typename Cfg::Fmt;
+  constexpr bool kBias = Cfg::hasBias;
   using D = hn::ScalableTag<float>;
-  using V = hn::Vec<D>;
-  constexpr size_t K = Cfg::hasBias ? 2 : 1;
   const D df;
   const hn::RebindToSigned<D> di;
-  // scale[c] may be 0 while float(src - srcZero)*srcScale overflows: NaN.
-  const Quantizer<D, true> qz(df, a.dstZero, 0, 255);
-  const auto srcZero = hn::Set(di, a.srcZero);
-  const V srcScale = hn::Set(df, a.srcScale);
-  const V inv = hn::Set(df, a.invDstScale);
-  const float* const params[2] = {a.scale, a.bias};
+  const size_t N = hn::Lanes(df);
+  const QuantizeParams q = MakeQuantize(a.dstZero, 0, 255);
   const size_t C = a.channels, S = a.spatial;
-  ForEachChannelRun<Format, K>(
-      df, C, S, 0, S, params, [&](size_t c, size_t s, size_t count, const V* p) HWY_ATTR {
-        const size_t o = Offset<Format>(c, s, C, S);
-        const V x = hn::ConvertTo(df, hn::Sub(LoadQRun(di, a.src + o, count), srcZero));
-        V v = hn::Mul(hn::Mul(x, srcScale), p[0]);
-        if constexpr (Cfg::hasBias) v = hn::Add(v, p[1]);
-        StoreQRun(di, qz(hn::Mul(v, inv)), a.dst + o, count);
-      });
+  if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
+    for (size_t c = 0; c < C; ++c) {
+      const auto sc = hn::Set(df, a.scale[c]);
+      const auto bi = hn::Set(df, kBias ? a.bias[c] : 0.0f);
+      const uint8_t* src = a.src + c * S;
+      uint8_t* dst = a.dst + c * S;
+      size_t s = 0;
+      for (; s + 2 * N <= S; s += 2 * N) {
+        const auto r0 = ScaleValues<kBias>(df, LoadQ(di, src + s), sc, bi, a, q);
+        const auto r1 = ScaleValues<kBias>(df, LoadQ(di, src + s + N), sc, bi, a, q);
+        StoreQ(di, r0, dst + s);
+        StoreQ(di, r1, dst + s + N);
+      }
+      for (; s < S; s += N) {
+        const size_t count = S - s < N ? S - s : N;
+        const auto r = ScaleValues<kBias>(df, LoadQRun(di, src + s, count), sc, bi, a, q);
+        StoreQRun(di, r, dst + s, count);
+      }
+    }
+  } else {
+    for (size_t s = 0; s < S; ++s) {
+      const uint8_t* src = a.src + s * C;
+      uint8_t* dst = a.dst + s * C;
+      size_t c = 0;
+      for (; c + N <= C; c += N) {
+        const auto sc = hn::LoadU(df, a.scale + c);
+        const auto bi = kBias ? hn::LoadU(df, a.bias + c) : hn::Zero(df);
+        StoreQ(di, ScaleValues<kBias>(df, LoadQ(di, src + c), sc, bi, a, q), dst + c);
+      }
+      if (c < C) {
+        const size_t count = C - c;
+        const auto sc = LoadFloatPartial(df, a.scale + c, count);
+        const auto bi = kBias ? LoadFloatPartial(df, a.bias + c, count) : hn::Zero(df);
+        const auto r = ScaleValues<kBias>(df, LoadQPartial(di, src + c, count), sc, bi, a, q);
+        StoreQRun(di, r, dst + c, count);
+      }
+    }
+  }
 }
 
 // ---- QuantizedShuffle ---------------------------------------------------------------
@@ -406,8 +456,8 @@ HWY_INLINE void Interleave(const uint8_t* a, const uint8_t* b, size_t pairs, uin
 // Type 0, NHWC, one input of Cs channels (even): pixel s's even channels go
 // to dst0 + s*Ch + offset, its odd ones to dst1 + s*Ch + offset.
 template <class DF>
-HWY_INLINE void SplitNhwc(DF df, const uint8_t* src, size_t Cs, size_t S, const Requant<DF>& rq,
-                          const Quantizer<DF, false>& qz, uint8_t* dst0, uint8_t* dst1,
+HWY_INLINE void SplitNhwc(DF df, const uint8_t* src, size_t Cs, size_t S, const RequantParams& rq,
+                          const QuantizeParams& qz, uint8_t* dst0, uint8_t* dst1,
                           size_t Ch, size_t offset) {
   HWY_ALIGN uint8_t tmp[kShuffleTmp];
   if (Cs <= kShuffleTmp) {
@@ -435,8 +485,8 @@ HWY_INLINE void SplitNhwc(DF df, const uint8_t* src, size_t Cs, size_t S, const 
 // Type 1, NHWC: src0 and src1 have Ch channels; pixel s of dst0 (C0
 // channels) is interleave(src0[0, C0/2), src1[0, C0/2)), of dst1 the rest.
 template <class DF>
-HWY_INLINE void InterleaveNhwc(DF df, const detail::ShuffleArgs& a, const Requant<DF>& rq0,
-                               const Requant<DF>& rq1, const Quantizer<DF, false>& qz) {
+HWY_INLINE void InterleaveNhwc(DF df, const detail::ShuffleArgs& a, const RequantParams& rq0,
+                               const RequantParams& rq1, const QuantizeParams& qz) {
   const size_t C0 = a.srcC0, C1 = a.srcC1, S = a.spatial, Ch = (C0 + C1) / 2;
   const size_t h0 = C0 / 2, h1 = C1 / 2;
   HWY_ALIGN uint8_t tmpA[kShuffleTmp / 2];
@@ -476,9 +526,9 @@ template <class Cfg>
 void ShuffleKernel(const detail::ShuffleArgs& a) {
   using D = hn::ScalableTag<float>;
   const D df;
-  const Quantizer<D, false> qz(df, a.zero, 0, 255);
-  const Requant<D> rq0(df, a.bias0, a.norm0, a.scale);
-  const Requant<D> rq1(df, a.bias1, a.norm1, a.scale);
+  const QuantizeParams qz = MakeQuantize(a.zero, 0, 255);
+  const RequantParams rq0{a.bias0, a.norm0, a.scale};
+  const RequantParams rq1{a.bias1, a.norm1, a.scale};
   const size_t C0 = a.srcC0, C1 = a.srcC1, S = a.spatial;
   const size_t Ch = (C0 + C1) / 2;  // channels of each output (type 0) / input (type 1)
   if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
