@@ -287,24 +287,27 @@ void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
   const size_t N = hn::Lanes(df);
+  // Locals: stores through dst (any type) could alias the fields of a.
+  const int32_t bias = a.bias;
+  const float norm = a.norm;
   size_t i = 0;
   for (; i + 4 * N <= a.size; i += 4 * N) {
-    const auto v0 = Dequantize(df, LoadQ(di, a.src + i), a.bias, a.norm);
-    const auto v1 = Dequantize(df, LoadQ(di, a.src + i + N), a.bias, a.norm);
-    const auto v2 = Dequantize(df, LoadQ(di, a.src + i + 2 * N), a.bias, a.norm);
-    const auto v3 = Dequantize(df, LoadQ(di, a.src + i + 3 * N), a.bias, a.norm);
+    const auto v0 = Dequantize(df, LoadQ(di, a.src + i), bias, norm);
+    const auto v1 = Dequantize(df, LoadQ(di, a.src + i + N), bias, norm);
+    const auto v2 = Dequantize(df, LoadQ(di, a.src + i + 2 * N), bias, norm);
+    const auto v3 = Dequantize(df, LoadQ(di, a.src + i + 3 * N), bias, norm);
     StoreF32(df, v0, a.dst + i);
     StoreF32(df, v1, a.dst + i + N);
     StoreF32(df, v2, a.dst + i + 2 * N);
     StoreF32(df, v3, a.dst + i + 3 * N);
   }
   for (; i + N <= a.size; i += N) {
-    StoreF32(df, Dequantize(df, LoadQ(di, a.src + i), a.bias, a.norm), a.dst + i);
+    StoreF32(df, Dequantize(df, LoadQ(di, a.src + i), bias, norm), a.dst + i);
   }
   if (i < a.size) {
     const size_t count = a.size - i;
     const auto x = LoadQPartial(di, a.src + i, count);
-    StoreF32Partial(df, Dequantize(df, x, a.bias, a.norm), a.dst + i, count);
+    StoreF32Partial(df, Dequantize(df, x, bias, norm), a.dst + i, count);
   }
 }
 
@@ -317,8 +320,9 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
   const hn::RebindToSigned<D> di;
   const size_t N = hn::Lanes(df);
   const QuantizeParams q = MakeQuantize(a.zero, QuantLimits<Q>::kMin, QuantLimits<Q>::kMax);
+  const float norm = a.norm;  // a local: stores through dst could alias a.norm
   auto quant = [&](hn::Vec<D> x) HWY_ATTR {
-    return Quantize<true>(df, hn::Mul(x, hn::Set(df, a.norm)), q);
+    return Quantize<true>(df, hn::Mul(x, hn::Set(df, norm)), q);
   };
   size_t i = 0;
   for (; i + 4 * N <= a.size; i += 4 * N) {
@@ -356,16 +360,21 @@ void ConcatKernel(const detail::ConcatArgs& a) {
 // v = float(src - srcZero) * srcScale; v = v*scale[c] (+ bias[c]), a separate
 // multiplication and addition; dst = clamp(Round(v * invDstScale) + dstZero).
 // scale[c] may be 0 while float(src - srcZero)*srcScale overflows: NaN.
+struct ScaleParams {
+  int32_t srcZero;
+  float srcScale, invDstScale;
+};
+
 template <bool kHasBias, class DF>
 HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> ScaleValues(DF df, hn::Vec<hn::RebindToSigned<DF>> x,
                                                        hn::Vec<DF> scale, hn::Vec<DF> bias,
-                                                       const detail::ScaleArgs& a,
+                                                       const ScaleParams& k,
                                                        const QuantizeParams& q) {
   const hn::RebindToSigned<DF> di;
-  const auto t = hn::ConvertTo(df, hn::Sub(x, hn::Set(di, a.srcZero)));
-  auto v = hn::Mul(hn::Mul(t, hn::Set(df, a.srcScale)), scale);
+  const auto t = hn::ConvertTo(df, hn::Sub(x, hn::Set(di, k.srcZero)));
+  auto v = hn::Mul(hn::Mul(t, hn::Set(df, k.srcScale)), scale);
   if constexpr (kHasBias) v = hn::Add(v, bias);
-  return Quantize<true>(df, hn::Mul(v, hn::Set(df, a.invDstScale)), q);
+  return Quantize<true>(df, hn::Mul(v, hn::Set(df, k.invDstScale)), q);
 }
 
 template <class Cfg>
@@ -376,41 +385,47 @@ void ScaleKernel(const detail::ScaleArgs& a) {
   const hn::RebindToSigned<D> di;
   const size_t N = hn::Lanes(df);
   const QuantizeParams q = MakeQuantize(a.dstZero, 0, 255);
+  // Locals: stores through dst (uint8_t) could alias the fields of a.
+  const ScaleParams k{a.srcZero, a.srcScale, a.invDstScale};
+  const float* const scale = a.scale;
+  const float* const bias = a.bias;
+  const uint8_t* const src0 = a.src;
+  uint8_t* const dst0 = a.dst;
   const size_t C = a.channels, S = a.spatial;
   if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
     for (size_t c = 0; c < C; ++c) {
-      const auto sc = hn::Set(df, a.scale[c]);
-      const auto bi = hn::Set(df, kBias ? a.bias[c] : 0.0f);
-      const uint8_t* src = a.src + c * S;
-      uint8_t* dst = a.dst + c * S;
+      const auto sc = hn::Set(df, scale[c]);
+      const auto bi = hn::Set(df, kBias ? bias[c] : 0.0f);
+      const uint8_t* src = src0 + c * S;
+      uint8_t* dst = dst0 + c * S;
       size_t s = 0;
       for (; s + 2 * N <= S; s += 2 * N) {
-        const auto r0 = ScaleValues<kBias>(df, LoadQ(di, src + s), sc, bi, a, q);
-        const auto r1 = ScaleValues<kBias>(df, LoadQ(di, src + s + N), sc, bi, a, q);
+        const auto r0 = ScaleValues<kBias>(df, LoadQ(di, src + s), sc, bi, k, q);
+        const auto r1 = ScaleValues<kBias>(df, LoadQ(di, src + s + N), sc, bi, k, q);
         StoreQ(di, r0, dst + s);
         StoreQ(di, r1, dst + s + N);
       }
       for (; s < S; s += N) {
         const size_t count = S - s < N ? S - s : N;
-        const auto r = ScaleValues<kBias>(df, LoadQRun(di, src + s, count), sc, bi, a, q);
+        const auto r = ScaleValues<kBias>(df, LoadQRun(di, src + s, count), sc, bi, k, q);
         StoreQRun(di, r, dst + s, count);
       }
     }
   } else {
     for (size_t s = 0; s < S; ++s) {
-      const uint8_t* src = a.src + s * C;
-      uint8_t* dst = a.dst + s * C;
+      const uint8_t* src = src0 + s * C;
+      uint8_t* dst = dst0 + s * C;
       size_t c = 0;
       for (; c + N <= C; c += N) {
-        const auto sc = hn::LoadU(df, a.scale + c);
-        const auto bi = kBias ? hn::LoadU(df, a.bias + c) : hn::Zero(df);
-        StoreQ(di, ScaleValues<kBias>(df, LoadQ(di, src + c), sc, bi, a, q), dst + c);
+        const auto sc = hn::LoadU(df, scale + c);
+        const auto bi = kBias ? hn::LoadU(df, bias + c) : hn::Zero(df);
+        StoreQ(di, ScaleValues<kBias>(df, LoadQ(di, src + c), sc, bi, k, q), dst + c);
       }
       if (c < C) {
         const size_t count = C - c;
-        const auto sc = LoadFloatPartial(df, a.scale + c, count);
-        const auto bi = kBias ? LoadFloatPartial(df, a.bias + c, count) : hn::Zero(df);
-        const auto r = ScaleValues<kBias>(df, LoadQPartial(di, src + c, count), sc, bi, a, q);
+        const auto sc = LoadFloatPartial(df, scale + c, count);
+        const auto bi = kBias ? LoadFloatPartial(df, bias + c, count) : hn::Zero(df);
+        const auto r = ScaleValues<kBias>(df, LoadQPartial(di, src + c, count), sc, bi, k, q);
         StoreQRun(di, r, dst + c, count);
       }
     }
