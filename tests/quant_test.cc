@@ -217,6 +217,18 @@ TEST_CASE("QuantizedConcat matches the reference on every target", "[quant]") {
       CheckConcat(2, 3, {256, 47}, {0, -101}, {0.5f, -0.5f}, 1.0f, zero);
     // Saturation both ends, huge products (norm*scale*255 overflows to inf).
     CheckConcat(2, 2, {100, 33}, {-128, 0}, {3e38f, 1e20f}, 1e20f, 7);
+    // Long rows (>= 2048 bytes per input) go through the 16-bit fixed-point
+    // path whenever it reproduces all 256 entries of the byte map, else fp32:
+    // many parameter sets, slopes from 1e-3 to 30, both signs, and ties.
+    for (int i = 0; i < 200; ++i) {
+      const float norm = std::exp(RandomFloat(-7.0f, 0.0f)) * (i % 5 == 0 ? -1.0f : 1.0f);
+      const float scale = std::exp(RandomFloat(0.0f, 5.0f));
+      CheckConcat(1, 1 + i % 2, {4096 + static_cast<size_t>(i)}, {-RandomInt(0, 255)}, {norm}, scale,
+                  RandomInt(0, 255));
+    }
+    for (float norm : {0.5f, 0.25f, 1.0f, 2.0f, 0.02f, 0.125f})
+      for (int zero : {0, 1, 128})
+        CheckConcat(2, 1, {4096, 2100}, {0, -1}, {norm, norm}, 1.0f / 0.04f * 0.04f, zero);
     // Realistic: two 32-channel NHWC-free blocks per image (num = 1).
     CheckConcat(2, 1, {32 * 56 * 56, 32 * 56 * 56}, {-120, -3}, {0.021f, 0.034f}, 1.0f / 0.04f, 117);
   });

@@ -102,6 +102,8 @@ struct ShuffleCfg {
 #define SYNETK_OPS_QUANT_INL_H_
 #endif
 
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -274,6 +276,119 @@ HWY_INLINE void RequantRow(DF df, const uint8_t* src, size_t n, const RequantPar
   }
 }
 
+// ---- Requantization through verified 16-bit fixed point ----------------------
+// A requantization maps each of the 256 input bytes to one output byte. When
+// that map equals, for all 256 inputs,
+//   y = clamp(((MulHigh(x << 7, M) + B) >> s), 0, 255)      (int16 lanes)
+// (checked exhaustively against the fp32 formula, so the output stays bit
+// for bit the same), rows run in 16-bit lanes at four times the fp32 rate.
+// Maps that no such (M, B, s) reproduces, ties at .5 for instance, keep the
+// fp32 path.
+struct FixedPlan {
+  bool fast = false;
+  int16_t M = 0, B = 0;
+  int s = 0;
+};
+
+// Minimum row length for which planning (a few thousand scalar operations)
+// pays off.
+constexpr size_t kPlanMinBytes = 2048;
+
+HWY_INLINE FixedPlan PlanRequant(const RequantParams& r, const QuantizeParams& q) {
+  FixedPlan plan;
+  uint8_t table[256];
+  for (int x = 0; x < 256; ++x) {  // the fp32 formula, as the vector path does it
+    float t = static_cast<float>(x + r.bias);
+    t = t * r.norm;
+    t = t * r.scale;
+    t = t < q.lo ? q.lo : (t > q.hi ? q.hi : t);
+    table[x] = static_cast<uint8_t>(static_cast<int32_t>(std::nearbyint(t)) + (kMagicBits - q.offset));
+  }
+  const double a = static_cast<double>(r.norm) * static_cast<double>(r.scale);
+  if (!(std::fabs(a) > 1e-6 && std::fabs(a) < 32.0)) return plan;
+  int sMax = 0;
+  while (sMax < 14 && std::fabs(a) * 512.0 * static_cast<double>(int64_t{1} << (sMax + 1)) <= 32767.0) ++sMax;
+  for (int tries = 0; tries < 9; ++tries) {
+    const int sh = sMax - tries / 3;  // the finest scale first, M rounded then -1, +1
+    if (sh < 0) break;
+    const double m = std::nearbyint(a * 512.0 * static_cast<double>(int64_t{1} << sh)) +
+                     (tries % 3 == 1 ? -1.0 : tries % 3 == 2 ? 1.0 : 0.0);
+    if (std::fabs(m) > 32767.0) continue;
+    const int32_t M = static_cast<int32_t>(m);
+    const int64_t one = int64_t{1} << sh;
+    int64_t lo = -(int64_t{1} << 40), hi = int64_t{1} << 40;
+    int32_t g[256], gmin = INT32_MAX, gmax = INT32_MIN;
+    for (int x = 0; x < 256; ++x) {
+      g[x] = static_cast<int32_t>((static_cast<int64_t>(x << 7) * M) >> 16);  // floor
+      gmin = g[x] < gmin ? g[x] : gmin;
+      gmax = g[x] > gmax ? g[x] : gmax;
+      const int64_t t = table[x];
+      if (t > 0 && t * one - g[x] > lo) lo = t * one - g[x];
+      if (t < 255 && (t + 1) * one - 1 - g[x] < hi) hi = (t + 1) * one - 1 - g[x];
+    }
+    // g + B must stay in int16.
+    if (-32768 - gmin > lo) lo = -32768 - gmin;
+    if (32767 - gmax < hi) hi = 32767 - gmax;
+    if (lo > hi) continue;
+    const int32_t B = static_cast<int32_t>(lo);
+    bool same = true;
+    for (int x = 0; x < 256 && same; ++x) {
+      int32_t y = (g[x] + B) >> sh;
+      y = y < 0 ? 0 : (y > 255 ? 255 : y);
+      same = y == table[x];
+    }
+    if (!same) continue;
+    plan.fast = true;
+    plan.M = static_cast<int16_t>(M);
+    plan.B = static_cast<int16_t>(B);
+    plan.s = sh;
+    return plan;
+  }
+  return plan;
+}
+
+template <class D16>
+HWY_INLINE hn::Vec<D16> FixedRequant(D16 d16, hn::Vec<D16> x, const FixedPlan& p) {
+  const auto g = hn::MulHigh(hn::ShiftLeft<7>(x), hn::Set(d16, p.M));
+  return hn::ShiftRightSame(hn::Add(g, hn::Set(d16, p.B)), p.s);
+}
+
+HWY_INLINE void FixedRow(const uint8_t* src, size_t n, const FixedPlan& p, uint8_t* dst) {
+  const hn::ScalableTag<int16_t> d16;
+  const hn::Rebind<uint8_t, decltype(d16)> d8;
+  const size_t N = hn::Lanes(d16);
+  size_t i = 0;
+  for (; i + 2 * N <= n; i += 2 * N) {
+    const auto y0 = FixedRequant(d16, hn::PromoteTo(d16, hn::LoadU(d8, src + i)), p);
+    const auto y1 = FixedRequant(d16, hn::PromoteTo(d16, hn::LoadU(d8, src + i + N)), p);
+    hn::StoreU(hn::DemoteTo(d8, y0), d8, dst + i);
+    hn::StoreU(hn::DemoteTo(d8, y1), d8, dst + i + N);
+  }
+  for (; i + N <= n; i += N) {
+    const auto y = FixedRequant(d16, hn::PromoteTo(d16, hn::LoadU(d8, src + i)), p);
+    hn::StoreU(hn::DemoteTo(d8, y), d8, dst + i);
+  }
+  for (; i < n; i += N) {
+    const size_t count = n - i < N ? n - i : N;
+    HWY_ALIGN uint8_t buf[kMaxLanes<int16_t>] = {};
+    std::memcpy(buf, src + i, count);
+    const auto y = FixedRequant(d16, hn::PromoteTo(d16, hn::Load(d8, buf)), p);
+    hn::Store(hn::DemoteTo(d8, y), d8, buf);
+    std::memcpy(dst + i, buf, count);
+  }
+}
+
+// A row with a plan: fixed point when the plan allows, fp32 otherwise.
+template <class DF>
+HWY_INLINE void PlannedRow(DF df, const uint8_t* src, size_t n, const RequantParams& r,
+                           const QuantizeParams& q, const FixedPlan& p, uint8_t* dst) {
+  if (p.fast) {
+    FixedRow(src, n, p, dst);
+  } else {
+    RequantRow(df, src, n, r, q, dst);
+  }
+}
+
 // ---- DequantizeLinear: dst = float(src + bias) * norm ------------------------
 template <class DF>
 HWY_INLINE hn::Vec<DF> Dequantize(DF df, hn::Vec<hn::RebindToSigned<DF>> x, int32_t bias,
@@ -350,8 +465,9 @@ void ConcatKernel(const detail::ConcatArgs& a) {
   for (size_t s = 0, offset = 0; s < a.count; offset += a.size[s], ++s) {
     const RequantParams r{a.bias[s], a.norm[s], a.scale};
     const size_t n = a.size[s];
+    const FixedPlan p = n * a.num >= kPlanMinBytes ? PlanRequant(r, q) : FixedPlan();
     for (size_t b = 0; b < a.num; ++b) {
-      RequantRow(df, a.src[s] + b * n, n, r, q, a.dst + b * a.total + offset);
+      PlannedRow(df, a.src[s] + b * n, n, r, q, p, a.dst + b * a.total + offset);
     }
   }
 }
@@ -472,14 +588,14 @@ HWY_INLINE void Interleave(const uint8_t* a, const uint8_t* b, size_t pairs, uin
 // to dst0 + s*Ch + offset, its odd ones to dst1 + s*Ch + offset.
 template <class DF>
 HWY_INLINE void SplitNhwc(DF df, const uint8_t* src, size_t Cs, size_t S, const RequantParams& rq,
-                          const QuantizeParams& qz, uint8_t* dst0, uint8_t* dst1,
+                          const QuantizeParams& qz, const FixedPlan& fp, uint8_t* dst0, uint8_t* dst1,
                           size_t Ch, size_t offset) {
   HWY_ALIGN uint8_t tmp[kShuffleTmp];
   if (Cs <= kShuffleTmp) {
     const size_t P = kShuffleTmp / Cs;
     for (size_t s0 = 0; s0 < S; s0 += P) {
       const size_t p = S - s0 < P ? S - s0 : P;
-      RequantRow(df, src + s0 * Cs, p * Cs, rq, qz, tmp);
+      PlannedRow(df, src + s0 * Cs, p * Cs, rq, qz, fp, tmp);
       for (size_t i = 0; i < p; ++i) {
         const size_t o = (s0 + i) * Ch + offset;
         Deinterleave(tmp + i * Cs, Cs / 2, dst0 + o, dst1 + o);
@@ -489,7 +605,7 @@ HWY_INLINE void SplitNhwc(DF df, const uint8_t* src, size_t Cs, size_t S, const 
     for (size_t s = 0; s < S; ++s) {
       for (size_t c = 0; c < Cs; c += kShuffleTmp) {
         const size_t m = Cs - c < kShuffleTmp ? Cs - c : kShuffleTmp;  // even
-        RequantRow(df, src + s * Cs + c, m, rq, qz, tmp);
+        PlannedRow(df, src + s * Cs + c, m, rq, qz, fp, tmp);
         const size_t o = s * Ch + offset + c / 2;
         Deinterleave(tmp, m / 2, dst0 + o, dst1 + o);
       }
@@ -501,7 +617,8 @@ HWY_INLINE void SplitNhwc(DF df, const uint8_t* src, size_t Cs, size_t S, const 
 // channels) is interleave(src0[0, C0/2), src1[0, C0/2)), of dst1 the rest.
 template <class DF>
 HWY_INLINE void InterleaveNhwc(DF df, const detail::ShuffleArgs& a, const RequantParams& rq0,
-                               const RequantParams& rq1, const QuantizeParams& qz) {
+                               const RequantParams& rq1, const QuantizeParams& qz,
+                               const FixedPlan& fp0, const FixedPlan& fp1) {
   const size_t C0 = a.srcC0, C1 = a.srcC1, S = a.spatial, Ch = (C0 + C1) / 2;
   const size_t h0 = C0 / 2, h1 = C1 / 2;
   HWY_ALIGN uint8_t tmpA[kShuffleTmp / 2];
@@ -511,8 +628,8 @@ HWY_INLINE void InterleaveNhwc(DF df, const detail::ShuffleArgs& a, const Requan
     const size_t P = kHalf / Ch;
     for (size_t s0 = 0; s0 < S; s0 += P) {
       const size_t p = S - s0 < P ? S - s0 : P;
-      RequantRow(df, a.src0 + s0 * Ch, p * Ch, rq0, qz, tmpA);
-      RequantRow(df, a.src1 + s0 * Ch, p * Ch, rq1, qz, tmpB);
+      PlannedRow(df, a.src0 + s0 * Ch, p * Ch, rq0, qz, fp0, tmpA);
+      PlannedRow(df, a.src1 + s0 * Ch, p * Ch, rq1, qz, fp1, tmpB);
       for (size_t i = 0; i < p; ++i) {
         const uint8_t* x = tmpA + i * Ch;
         const uint8_t* y = tmpB + i * Ch;
@@ -525,8 +642,8 @@ HWY_INLINE void InterleaveNhwc(DF df, const detail::ShuffleArgs& a, const Requan
       // Channel pairs [c, c + m) of the pixel; pair k goes to dst0 below h0.
       for (size_t c = 0; c < Ch; c += kHalf) {
         const size_t m = Ch - c < kHalf ? Ch - c : kHalf;
-        RequantRow(df, a.src0 + s * Ch + c, m, rq0, qz, tmpA);
-        RequantRow(df, a.src1 + s * Ch + c, m, rq1, qz, tmpB);
+        PlannedRow(df, a.src0 + s * Ch + c, m, rq0, qz, fp0, tmpA);
+        PlannedRow(df, a.src1 + s * Ch + c, m, rq1, qz, fp1, tmpB);
         const size_t in0 = c < h0 ? (h0 - c < m ? h0 - c : m) : 0;  // pairs for dst0
         if (in0 > 0) Interleave(tmpA, tmpB, in0, a.dst0 + s * C0 + 2 * c);
         if (in0 < m) {
@@ -546,6 +663,9 @@ void ShuffleKernel(const detail::ShuffleArgs& a) {
   const RequantParams rq1{a.bias1, a.norm1, a.scale};
   const size_t C0 = a.srcC0, C1 = a.srcC1, S = a.spatial;
   const size_t Ch = (C0 + C1) / 2;  // channels of each output (type 0) / input (type 1)
+  const bool plan = Ch * S >= kPlanMinBytes;
+  const FixedPlan fp0 = plan ? PlanRequant(rq0, qz) : FixedPlan();
+  const FixedPlan fp1 = plan ? PlanRequant(rq1, qz) : FixedPlan();
   if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
     if constexpr (Cfg::type == 0) {
       // dst0 channel j = X[2j], dst1 channel j = X[2j + 1], X = src0 ++ src1.
@@ -553,7 +673,7 @@ void ShuffleKernel(const detail::ShuffleArgs& a) {
         const bool first = k < C0;
         const uint8_t* src = first ? a.src0 + k * S : a.src1 + (k - C0) * S;
         uint8_t* dst = (k & 1) ? a.dst1 : a.dst0;
-        RequantRow(df, src, S, first ? rq0 : rq1, qz, dst + (k / 2) * S);
+        PlannedRow(df, src, S, first ? rq0 : rq1, qz, first ? fp0 : fp1, dst + (k / 2) * S);
       }
     } else {
       // Y[2i] = src0 channel i, Y[2i + 1] = src1 channel i; dst0 = Y[0, C0).
@@ -561,15 +681,15 @@ void ShuffleKernel(const detail::ShuffleArgs& a) {
         const bool even = (k & 1) == 0;
         const uint8_t* src = (even ? a.src0 : a.src1) + (k / 2) * S;
         uint8_t* dst = k < C0 ? a.dst0 + k * S : a.dst1 + (k - C0) * S;
-        RequantRow(df, src, S, even ? rq0 : rq1, qz, dst);
+        PlannedRow(df, src, S, even ? rq0 : rq1, qz, even ? fp0 : fp1, dst);
       }
     }
   } else {
     if constexpr (Cfg::type == 0) {
-      SplitNhwc(df, a.src0, C0, S, rq0, qz, a.dst0, a.dst1, Ch, 0);
-      SplitNhwc(df, a.src1, C1, S, rq1, qz, a.dst0, a.dst1, Ch, C0 / 2);
+      SplitNhwc(df, a.src0, C0, S, rq0, qz, fp0, a.dst0, a.dst1, Ch, 0);
+      SplitNhwc(df, a.src1, C1, S, rq1, qz, fp1, a.dst0, a.dst1, Ch, C0 / 2);
     } else {
-      InterleaveNhwc(df, a, rq0, rq1, qz);
+      InterleaveNhwc(df, a, rq0, rq1, qz, fp0, fp1);
     }
   }
 }
