@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "synetk/detail/check.h"
 #include "synetk/detail/dispatch.h"
@@ -18,10 +19,9 @@
 namespace synetk {
 namespace detail {
 
+// The quantized side: exactly uint8_t or int8_t.
 template <typename Q>
-inline constexpr bool kIsQuantElement =
-    ElementTraits<Q>::kEncoding == Encoding::kUint8 ||
-    ElementTraits<Q>::kEncoding == Encoding::kInt8;
+inline constexpr bool kIsQuantElement = std::is_same_v<Q, uint8_t> || std::is_same_v<Q, int8_t>;
 
 // Range of the quantized type (uint8: [0, 255], int8: [-128, 127]).
 template <typename Q>
