@@ -11,6 +11,7 @@
 #include "synetk/ops/fused.h"
 #include "synetk/ops/gather.h"
 #include "synetk/ops/normalize.h"
+#include "synetk/ops/quant.h"
 
 SYNETK_NAMESPACE_BEGIN
 

@@ -12,5 +12,6 @@
 #include "synetk/compat/fused.h"
 #include "synetk/compat/gather.h"
 #include "synetk/compat/normalize.h"
+#include "synetk/compat/quant.h"
 
 #endif  // SYNETK_SIMD_H_

@@ -10,3 +10,4 @@
 #include "synetk/ops/fused-inl.h"
 #include "synetk/ops/gather-inl.h"
 #include "synetk/ops/normalize-inl.h"
+#include "synetk/ops/quant-inl.h"

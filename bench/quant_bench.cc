@@ -1,0 +1,131 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Quantization layers against memcpy of the same bytes, on 64x56x56 and
+// 256x28x28 in both formats.
+#include "bench_util.h"
+#include "synetk/synetk.h"
+
+namespace {
+
+using namespace synetk_bench;
+using hwy::bfloat16_t;
+using hwy::float16_t;
+
+// Random elements; float16 values are made through bfloat16 bits of small
+// values (exactly representable in binary16 too).
+template <typename T>
+std::vector<T> RandomOf(size_t n) {
+  if constexpr (std::is_same_v<T, float16_t>) {
+    std::vector<T> v(n);
+    const auto f = Random<float>(n);
+    for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(static_cast<float>(static_cast<int>(f[i] * 64)) / 64);
+    return v;
+  } else {
+    return Random<T>(n);
+  }
+}
+
+// Arguments of every benchmark: channels, spatial (H*W), format (0 NCHW, 1 NHWC).
+// Dequantize/quantize are elementwise: the format does not change the call,
+// it is kept so that every table row has both.
+void Shapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"C", "HW", "nhwc"});
+  for (int nhwc : {0, 1})
+    for (auto [c, hw] : {std::pair{64, 56 * 56}, std::pair{256, 28 * 28}}) b->Args({c, hw, nhwc});
+  b->UseManualTime();
+}
+
+template <typename Q, typename F>
+void BM_QuantDequantize(benchmark::State& state) {
+  const size_t n = state.range(0) * state.range(1);
+  auto src = Random<Q>(n);
+  std::vector<F> dst(n);
+  const float norm = 0.031f;
+  Traffic tr{n * sizeof(Q), n * sizeof(F)};
+  TimeAgainstMemcpy(state, tr, [&] {
+    synetk::DequantizeLinear<Q, F>()(src.data(), n, -7, &norm, dst.data());
+  });
+}
+
+template <typename F, typename Q>
+void BM_QuantQuantize(benchmark::State& state) {
+  const size_t n = state.range(0) * state.range(1);
+  auto src = RandomOf<F>(n);
+  std::vector<Q> dst(n);
+  const float norm = 61.0f;
+  Traffic tr{n * sizeof(F), n * sizeof(Q)};
+  TimeAgainstMemcpy(state, tr, [&] {
+    synetk::QuantizeLinear<F, Q>()(src.data(), n, &norm, 3, dst.data());
+  });
+}
+
+// Two inputs of C/2 channels each. NCHW: num = 1, size = C/2*HW; NHWC: num =
+// HW, size = C/2.
+void BM_QuantConcat(benchmark::State& state) {
+  const size_t C = state.range(0), S = state.range(1);
+  const bool nhwc = state.range(2) != 0;
+  auto a = Random<uint8_t>(C / 2 * S), b = Random<uint8_t>(C / 2 * S);
+  std::vector<uint8_t> dst(C * S);
+  const uint8_t* src[2] = {a.data(), b.data()};
+  const size_t num = nhwc ? S : 1;
+  const size_t size[2] = {nhwc ? C / 2 : C / 2 * S, nhwc ? C / 2 : C / 2 * S};
+  const int32_t bias[2] = {-12, -130};
+  // Scales as a calibrated model has them (not round numbers, which put
+  // values next to rounding ties and so on the fp32 path).
+  const float norm[2] = {0.0213f, 0.0347f}, scale = 1.0f / 0.0419f;
+  Traffic tr{C * S, C * S};
+  TimeAgainstMemcpy(state, tr, [&] {
+    synetk::QuantizedConcat()(2, src, num, size, bias, norm, &scale, 5, dst.data());
+  });
+}
+
+template <bool kBias>
+void BM_QuantScale(benchmark::State& state) {
+  const size_t C = state.range(0), S = state.range(1);
+  const bool nhwc = state.range(2) != 0;
+  auto src = Random<uint8_t>(C * S);
+  auto scale = Random<float>(C), bias = Random<float>(C);
+  std::vector<uint8_t> dst(C * S);
+  const float srcScale = 0.02f, dstScale = 0.05f;
+  Traffic tr{C * S, C * S};
+  auto run = [&](auto fmt) {
+    synetk::QuantizedScale<decltype(fmt)>()(src.data(), &srcScale, 100, C, S, scale.data(),
+                                            kBias ? bias.data() : nullptr, dst.data(), &dstScale, 120);
+  };
+  TimeAgainstMemcpy(state, tr, [&] {
+    if (nhwc) run(synetk::Nhwc());
+    else run(synetk::Nchw());
+  });
+}
+
+// srcC0 = srcC1 = C/2.
+template <int kType>
+void BM_QuantShuffle(benchmark::State& state) {
+  const size_t C = state.range(0), S = state.range(1);
+  const bool nhwc = state.range(2) != 0;
+  auto a = Random<uint8_t>(C / 2 * S), b = Random<uint8_t>(C / 2 * S);
+  std::vector<uint8_t> d0(C / 2 * S), d1(C / 2 * S);
+  const float n0 = 0.0213f, n1 = 0.0347f, scale = 1.0f / 0.0419f;  // as in BM_QuantConcat
+  Traffic tr{C * S, C * S};
+  auto run = [&](auto fmt) {
+    synetk::QuantizedShuffle<decltype(fmt)>()(a.data(), -12, &n0, C / 2, b.data(), -200, &n1, C / 2,
+                                              S, d0.data(), d1.data(), &scale, 9, kType);
+  };
+  TimeAgainstMemcpy(state, tr, [&] {
+    if (nhwc) run(synetk::Nhwc());
+    else run(synetk::Nchw());
+  });
+}
+
+BENCHMARK_TEMPLATE(BM_QuantDequantize, uint8_t, float)->Apply(Shapes);
+BENCHMARK_TEMPLATE(BM_QuantDequantize, uint8_t, bfloat16_t)->Apply(Shapes);
+BENCHMARK_TEMPLATE(BM_QuantDequantize, int8_t, float16_t)->Apply(Shapes);
+BENCHMARK_TEMPLATE(BM_QuantQuantize, float, uint8_t)->Apply(Shapes);
+BENCHMARK_TEMPLATE(BM_QuantQuantize, bfloat16_t, uint8_t)->Apply(Shapes);
+BENCHMARK_TEMPLATE(BM_QuantQuantize, float16_t, int8_t)->Apply(Shapes);
+BENCHMARK(BM_QuantConcat)->Apply(Shapes);
+BENCHMARK_TEMPLATE(BM_QuantScale, true)->Apply(Shapes);
+BENCHMARK_TEMPLATE(BM_QuantScale, false)->Apply(Shapes);
+BENCHMARK_TEMPLATE(BM_QuantShuffle, 0)->Apply(Shapes);
+BENCHMARK_TEMPLATE(BM_QuantShuffle, 1)->Apply(Shapes);
+
+}  // namespace

@@ -1,0 +1,701 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Quantization layers (DequantizeLinear, QuantizeLinear, QuantizedConcat,
+// QuantizedScale, QuantizedShuffle types 0 and 1): per-target kernels. One
+// body serves every target, element type and format. Public functors are in
+// quant.h; the arithmetic is described in docs/quant.md.
+
+#ifndef SYNETK_OPS_QUANT_ARGS_
+#define SYNETK_OPS_QUANT_ARGS_
+#include <cstddef>
+#include <cstdint>
+
+#include "synetk/format.h"
+
+namespace synetk {
+namespace detail {
+
+// Everything a kernel needs, validated by the front-end. Scalars that the
+// seed passes by pointer (norm[0], scale[0], ...) arrive by value.
+template <typename Q, typename F>
+struct DequantArgs {
+  const Q* src = nullptr;
+  size_t size = 0;
+  int32_t bias = 0;
+  float norm = 0.0f;
+  F* dst = nullptr;
+};
+
+template <typename F, typename Q>
+struct QuantArgs {
+  const F* src = nullptr;
+  size_t size = 0;
+  float norm = 0.0f;
+  int32_t zero = 0;
+  Q* dst = nullptr;
+};
+
+struct ConcatArgs {
+  size_t count = 0, num = 0, total = 0;  // total: sum of size[]
+  const uint8_t* const* src = nullptr;
+  const size_t* size = nullptr;
+  const int32_t* bias = nullptr;
+  const float* norm = nullptr;
+  float scale = 0.0f;
+  int32_t zero = 0;
+  uint8_t* dst = nullptr;
+};
+
+struct ScaleArgs {
+  const uint8_t* src = nullptr;
+  int32_t srcZero = 0;
+  float srcScale = 0.0f;
+  const float* scale = nullptr;  // per channel
+  const float* bias = nullptr;   // per channel, null: no bias
+  size_t channels = 0, spatial = 0;
+  float invDstScale = 0.0f;  // 1.0f / dstScale[0], rounded to fp32
+  int32_t dstZero = 0;
+  uint8_t* dst = nullptr;
+};
+
+struct ShuffleArgs {
+  const uint8_t* src0 = nullptr;
+  const uint8_t* src1 = nullptr;
+  int32_t bias0 = 0, bias1 = 0;
+  float norm0 = 0.0f, norm1 = 0.0f;
+  size_t srcC0 = 0, srcC1 = 0, spatial = 0;
+  uint8_t* dst0 = nullptr;
+  uint8_t* dst1 = nullptr;
+  float scale = 0.0f;
+  int32_t zero = 0;
+};
+
+template <typename Q, typename F>
+struct DequantCfg {
+  using Quant = Q;
+  using Float = F;
+};
+template <typename F, typename Q>
+struct QuantCfg {
+  using Quant = Q;
+  using Float = F;
+};
+struct ConcatCfg {};
+template <class Format, bool kHasBias>
+struct ScaleCfg {
+  using Fmt = Format;
+  static constexpr bool hasBias = kHasBias;
+};
+template <class Format, int kType>
+struct ShuffleCfg {
+  using Fmt = Format;
+  static constexpr int type = kType;
+};
+
+}  // namespace detail
+}  // namespace synetk
+#endif  // SYNETK_OPS_QUANT_ARGS_
+
+#if defined(SYNETK_OPS_QUANT_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SYNETK_OPS_QUANT_INL_H_
+#undef SYNETK_OPS_QUANT_INL_H_
+#else
+#define SYNETK_OPS_QUANT_INL_H_
+#endif
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include <hwy/highway.h>
+
+#include "synetk/detail/abi.h"
+#include "synetk/detail/elements-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+SYNETK_NAMESPACE_BEGIN
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// fp32 lanes v -> int32 lanes clamp(RoundHalfEven(v) + zero, qmin, qmax).
+// v is clamped in fp32 to [qmin - zero, qmax - zero] first (exact: these are
+// small integers, and rounding commutes with clamping to integers), so huge
+// values and infinities saturate. NaN lanes become 0 (output: zero) when
+// kNaN; callers whose values cannot be NaN skip that test. The rounding adds
+// and subtracts 1.5*2^23 in fp32, which every target's Add does to nearest
+// even (Highway 1.0.3's scalar Round/NearestInt round some values wrongly).
+// Parameters are kept as scalars (no vector members: SVE vectors are sizeless).
+struct QuantizeParams {
+  float lo, hi;
+  int32_t offset;
+};
+constexpr int32_t kMagicBits = 0x4B400000;  // bits of 1.5f * 2^23
+constexpr float kMagic = 12582912.0f;
+
+HWY_INLINE QuantizeParams MakeQuantize(int32_t zero, int32_t qmin, int32_t qmax) {
+  return {static_cast<float>(qmin - zero), static_cast<float>(qmax - zero), kMagicBits - zero};
+}
+
+template <bool kNaN, class DF>
+HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> Quantize(DF df, hn::Vec<DF> v,
+                                                     const QuantizeParams& q) {
+  const hn::RebindToSigned<DF> di;
+  if constexpr (kNaN) v = hn::IfThenElseZero(hn::Eq(v, v), v);
+  v = hn::Min(hn::Max(v, hn::Set(df, q.lo)), hn::Set(df, q.hi));
+  return hn::Sub(hn::BitCast(di, hn::Add(v, hn::Set(df, kMagic))), hn::Set(di, q.offset));
+}
+
+template <typename Q>
+struct QuantLimits {
+  static constexpr int32_t kMin = std::numeric_limits<Q>::min();
+  static constexpr int32_t kMax = std::numeric_limits<Q>::max();
+};
+
+// Lanes(di) quantized elements <-> int32 lanes (full vectors and tails).
+template <typename Q, class DI>
+HWY_INLINE hn::Vec<DI> LoadQ(DI di, const Q* HWY_RESTRICT p) {
+  const hn::Rebind<Q, DI> dq;
+  return hn::PromoteTo(di, hn::LoadU(dq, p));
+}
+template <typename Q, class DI>
+HWY_INLINE hn::Vec<DI> LoadQPartial(DI di, const Q* HWY_RESTRICT p, size_t count) {
+  HWY_ALIGN Q buf[kMaxLanes<int32_t>] = {};
+  std::memcpy(buf, p, count * sizeof(Q));
+  return LoadQ(di, buf);
+}
+template <typename Q, class DI>
+HWY_INLINE hn::Vec<DI> LoadQRun(DI di, const Q* p, size_t count) {
+  return count == hn::Lanes(di) ? LoadQ(di, p) : LoadQPartial(di, p, count);
+}
+// r is already in Q's range. uint8: U8FromU32 only gathers the low bytes
+// (cheaper than the saturating DemoteTo on x86); int8: DemoteTo.
+template <typename Q, class DI>
+HWY_INLINE void StoreQ(DI di, hn::Vec<DI> r, Q* HWY_RESTRICT p) {
+  const hn::Rebind<Q, DI> dq;
+  (void)di;
+  if constexpr (ElementTraits<Q>::kEncoding == Encoding::kUint8) {
+    const hn::RebindToUnsigned<DI> du;
+    hn::StoreU(hn::U8FromU32(hn::BitCast(du, r)), dq, reinterpret_cast<uint8_t*>(p));
+  } else {
+    hn::StoreU(hn::DemoteTo(dq, r), dq, p);
+  }
+}
+template <typename Q, class DI>
+HWY_INLINE void StoreQRun(DI di, hn::Vec<DI> r, Q* p, size_t count) {
+  if (count == hn::Lanes(di)) {
+    StoreQ(di, r, p);
+  } else {
+    HWY_ALIGN Q buf[kMaxLanes<int32_t>];
+    StoreQ(di, r, buf);
+    std::memcpy(p, buf, count * sizeof(Q));
+  }
+}
+
+// Lanes(df) float elements as fp32. Highway 1.0.3 promotes binary16 without
+// F16C (SCALAR, SSSE3, SSE4) by rebiasing the exponent only, which turns
+// infinities and NaNs into finite values; there an exact integer conversion
+// is used instead (F. Giesen's half_to_float_fast4), elsewhere the hardware.
+template <typename F, class DF>
+HWY_INLINE hn::Vec<DF> LoadFloat(DF df, const F* HWY_RESTRICT p) {
+#if !SYNETK_HW_F16_RNE
+  if constexpr (ElementTraits<F>::kEncoding == Encoding::kFloat16) {
+    const hn::RebindToUnsigned<DF> du;
+    const hn::Rebind<uint16_t, DF> du16;
+    const auto h = hn::PromoteTo(du, hn::LoadU(du16, reinterpret_cast<const uint16_t*>(p)));
+    const auto shifted = hn::ShiftLeft<13>(hn::And(h, hn::Set(du, 0x7FFFu)));
+    const auto expBits = hn::And(shifted, hn::Set(du, 0x0F800000u));
+    auto o = hn::Add(shifted, hn::Set(du, (127u - 15u) << 23));
+    // Infinity/NaN: exponent all ones in fp32 too.
+    o = hn::IfThenElse(hn::Eq(expBits, hn::Set(du, 0x0F800000u)),
+                       hn::Add(o, hn::Set(du, (128u - 16u) << 23)), o);
+    // Zero/subnormal: renormalize through an fp32 subtraction (exact).
+    const auto sub = hn::BitCast(
+        du, hn::Sub(hn::BitCast(df, hn::Add(o, hn::Set(du, 1u << 23))),
+                    hn::BitCast(df, hn::Set(du, 113u << 23))));
+    o = hn::IfThenElse(hn::Eq(expBits, hn::Zero(du)), sub, o);
+    const auto sign = hn::ShiftLeft<16>(hn::And(h, hn::Set(du, 0x8000u)));
+    return hn::BitCast(df, hn::Or(o, sign));
+  }
+#endif
+  return LoadF32(df, p);
+}
+template <typename F, class DF>
+HWY_INLINE hn::Vec<DF> LoadFloatPartial(DF df, const F* HWY_RESTRICT p, size_t count) {
+  HWY_ALIGN F buf[kMaxLanes<float>] = {};
+  std::memcpy(buf, p, count * sizeof(F));
+  return LoadFloat(df, buf);
+}
+
+// The requantization of one input: float(x + bias) * norm * scale, two fp32
+// multiplications left to right.
+struct RequantParams {
+  int32_t bias;
+  float norm, scale;
+};
+
+template <class DF>
+HWY_INLINE hn::Vec<DF> Requantize(DF df, hn::Vec<hn::RebindToSigned<DF>> x,
+                                  const RequantParams& r) {
+  const hn::RebindToSigned<DF> di;
+  const auto t = hn::ConvertTo(df, hn::Add(x, hn::Set(di, r.bias)));
+  return hn::Mul(hn::Mul(t, hn::Set(df, r.norm)), hn::Set(df, r.scale));
+}
+
+// One requantized vector: Lanes(df) bytes.
+template <class DF>
+HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> RequantVec(DF df, const uint8_t* p,
+                                                      const RequantParams& r,
+                                                      const QuantizeParams& q) {
+  const hn::RebindToSigned<DF> di;
+  return Quantize<false>(df, Requantize(df, LoadQ(di, p), r), q);
+}
+
+// n bytes of src requantized into dst. (bias, norm, scale) are finite and
+// non-zero and |x + bias| <= 510, so no lane is NaN.
+template <class DF>
+HWY_INLINE void RequantRow(DF df, const uint8_t* src, size_t n, const RequantParams& r,
+                           const QuantizeParams& q, uint8_t* dst) {
+  const hn::RebindToSigned<DF> di;
+  const size_t N = hn::Lanes(df);
+  size_t i = 0;
+  for (; i + 4 * N <= n; i += 4 * N) {
+    const auto r0 = RequantVec(df, src + i, r, q);
+    const auto r1 = RequantVec(df, src + i + N, r, q);
+    const auto r2 = RequantVec(df, src + i + 2 * N, r, q);
+    const auto r3 = RequantVec(df, src + i + 3 * N, r, q);
+    StoreQ(di, r0, dst + i);
+    StoreQ(di, r1, dst + i + N);
+    StoreQ(di, r2, dst + i + 2 * N);
+    StoreQ(di, r3, dst + i + 3 * N);
+  }
+  for (; i + N <= n; i += N) StoreQ(di, RequantVec(df, src + i, r, q), dst + i);
+  if (i < n) {
+    const size_t count = n - i;
+    const auto x = LoadQPartial(di, src + i, count);
+    StoreQRun(di, Quantize<false>(df, Requantize(df, x, r), q), dst + i, count);
+  }
+}
+
+// ---- Requantization through verified 16-bit fixed point ----------------------
+// A requantization maps each of the 256 input bytes to one output byte. When
+// that map equals, for all 256 inputs,
+//   y = clamp(((MulHigh(x << 7, M) + B) >> s), 0, 255)      (int16 lanes)
+// (checked exhaustively against the fp32 formula, so the output stays bit
+// for bit the same), rows run in 16-bit lanes at four times the fp32 rate.
+// Maps that no such (M, B, s) reproduces, ties at .5 for instance, keep the
+// fp32 path.
+struct FixedPlan {
+  bool fast = false;
+  int16_t M = 0, B = 0;
+  int s = 0;
+};
+
+// Minimum row length for which planning (a few thousand scalar operations)
+// pays off.
+constexpr size_t kPlanMinBytes = 2048;
+
+HWY_INLINE FixedPlan PlanRequant(const RequantParams& r, const QuantizeParams& q) {
+  FixedPlan plan;
+  uint8_t table[256];
+  for (int x = 0; x < 256; ++x) {  // the fp32 formula, as the vector path does it
+    float t = static_cast<float>(x + r.bias);
+    t = t * r.norm;
+    t = t * r.scale;
+    t = t < q.lo ? q.lo : (t > q.hi ? q.hi : t);
+    table[x] = static_cast<uint8_t>(static_cast<int32_t>(std::nearbyint(t)) + (kMagicBits - q.offset));
+  }
+  const double a = static_cast<double>(r.norm) * static_cast<double>(r.scale);
+  if (!(std::fabs(a) > 1e-6 && std::fabs(a) < 32.0)) return plan;
+  int sMax = 0;
+  while (sMax < 14 && std::fabs(a) * 512.0 * static_cast<double>(int64_t{1} << (sMax + 1)) <= 32767.0) ++sMax;
+  for (int tries = 0; tries < 9; ++tries) {
+    const int sh = sMax - tries / 3;  // the finest scale first, M rounded then -1, +1
+    if (sh < 0) break;
+    const double m = std::nearbyint(a * 512.0 * static_cast<double>(int64_t{1} << sh)) +
+                     (tries % 3 == 1 ? -1.0 : tries % 3 == 2 ? 1.0 : 0.0);
+    if (std::fabs(m) > 32767.0) continue;
+    const int32_t M = static_cast<int32_t>(m);
+    const int64_t one = int64_t{1} << sh;
+    int64_t lo = -(int64_t{1} << 40), hi = int64_t{1} << 40;
+    int32_t g[256], gmin = INT32_MAX, gmax = INT32_MIN;
+    for (int x = 0; x < 256; ++x) {
+      g[x] = static_cast<int32_t>((static_cast<int64_t>(x << 7) * M) >> 16);  // floor
+      gmin = g[x] < gmin ? g[x] : gmin;
+      gmax = g[x] > gmax ? g[x] : gmax;
+      const int64_t t = table[x];
+      if (t > 0 && t * one - g[x] > lo) lo = t * one - g[x];
+      if (t < 255 && (t + 1) * one - 1 - g[x] < hi) hi = (t + 1) * one - 1 - g[x];
+    }
+    // g + B must stay in int16.
+    if (-32768 - gmin > lo) lo = -32768 - gmin;
+    if (32767 - gmax < hi) hi = 32767 - gmax;
+    if (lo > hi) continue;
+    const int32_t B = static_cast<int32_t>(lo);
+    bool same = true;
+    for (int x = 0; x < 256 && same; ++x) {
+      int32_t y = (g[x] + B) >> sh;
+      y = y < 0 ? 0 : (y > 255 ? 255 : y);
+      same = y == table[x];
+    }
+    if (!same) continue;
+    plan.fast = true;
+    plan.M = static_cast<int16_t>(M);
+    plan.B = static_cast<int16_t>(B);
+    plan.s = sh;
+    return plan;
+  }
+  return plan;
+}
+
+template <class D16>
+HWY_INLINE hn::Vec<D16> FixedRequant(D16 d16, hn::Vec<D16> x, const FixedPlan& p) {
+  const auto g = hn::MulHigh(hn::ShiftLeft<7>(x), hn::Set(d16, p.M));
+  return hn::ShiftRightSame(hn::Add(g, hn::Set(d16, p.B)), p.s);
+}
+
+HWY_INLINE void FixedRow(const uint8_t* src, size_t n, const FixedPlan& p, uint8_t* dst) {
+  const hn::ScalableTag<int16_t> d16;
+  const hn::Rebind<uint8_t, decltype(d16)> d8;
+  const size_t N = hn::Lanes(d16);
+  size_t i = 0;
+  for (; i + 2 * N <= n; i += 2 * N) {
+    const auto y0 = FixedRequant(d16, hn::PromoteTo(d16, hn::LoadU(d8, src + i)), p);
+    const auto y1 = FixedRequant(d16, hn::PromoteTo(d16, hn::LoadU(d8, src + i + N)), p);
+    hn::StoreU(hn::DemoteTo(d8, y0), d8, dst + i);
+    hn::StoreU(hn::DemoteTo(d8, y1), d8, dst + i + N);
+  }
+  for (; i + N <= n; i += N) {
+    const auto y = FixedRequant(d16, hn::PromoteTo(d16, hn::LoadU(d8, src + i)), p);
+    hn::StoreU(hn::DemoteTo(d8, y), d8, dst + i);
+  }
+  for (; i < n; i += N) {
+    const size_t count = n - i < N ? n - i : N;
+    HWY_ALIGN uint8_t buf[kMaxLanes<int16_t>] = {};
+    std::memcpy(buf, src + i, count);
+    const auto y = FixedRequant(d16, hn::PromoteTo(d16, hn::Load(d8, buf)), p);
+    hn::Store(hn::DemoteTo(d8, y), d8, buf);
+    std::memcpy(dst + i, buf, count);
+  }
+}
+
+// A row with a plan: fixed point when the plan allows, fp32 otherwise.
+template <class DF>
+HWY_INLINE void PlannedRow(DF df, const uint8_t* src, size_t n, const RequantParams& r,
+                           const QuantizeParams& q, const FixedPlan& p, uint8_t* dst) {
+  if (p.fast) {
+    FixedRow(src, n, p, dst);
+  } else {
+    RequantRow(df, src, n, r, q, dst);
+  }
+}
+
+// ---- DequantizeLinear: dst = float(src + bias) * norm ------------------------
+template <class DF>
+HWY_INLINE hn::Vec<DF> Dequantize(DF df, hn::Vec<hn::RebindToSigned<DF>> x, int32_t bias,
+                                  float norm) {
+  const hn::RebindToSigned<DF> di;
+  return hn::Mul(hn::ConvertTo(df, hn::Add(x, hn::Set(di, bias))), hn::Set(df, norm));
+}
+
+template <class Cfg>
+void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::Float>& a) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const size_t N = hn::Lanes(df);
+  // Locals: stores through dst (any type) could alias the fields of a.
+  const int32_t bias = a.bias;
+  const float norm = a.norm;
+  size_t i = 0;
+  for (; i + 4 * N <= a.size; i += 4 * N) {
+    const auto v0 = Dequantize(df, LoadQ(di, a.src + i), bias, norm);
+    const auto v1 = Dequantize(df, LoadQ(di, a.src + i + N), bias, norm);
+    const auto v2 = Dequantize(df, LoadQ(di, a.src + i + 2 * N), bias, norm);
+    const auto v3 = Dequantize(df, LoadQ(di, a.src + i + 3 * N), bias, norm);
+    StoreF32(df, v0, a.dst + i);
+    StoreF32(df, v1, a.dst + i + N);
+    StoreF32(df, v2, a.dst + i + 2 * N);
+    StoreF32(df, v3, a.dst + i + 3 * N);
+  }
+  for (; i + N <= a.size; i += N) {
+    StoreF32(df, Dequantize(df, LoadQ(di, a.src + i), bias, norm), a.dst + i);
+  }
+  if (i < a.size) {
+    const size_t count = a.size - i;
+    const auto x = LoadQPartial(di, a.src + i, count);
+    StoreF32Partial(df, Dequantize(df, x, bias, norm), a.dst + i, count);
+  }
+}
+
+// ---- QuantizeLinear: dst = clamp(Round(src * norm) + zero) --------------------
+template <class Cfg>
+void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quant>& a) {
+  using Q = typename Cfg::Quant;
+  using D = hn::ScalableTag<float>;
+  const D df;
+  const hn::RebindToSigned<D> di;
+  const size_t N = hn::Lanes(df);
+  const QuantizeParams q = MakeQuantize(a.zero, QuantLimits<Q>::kMin, QuantLimits<Q>::kMax);
+  const float norm = a.norm;  // a local: stores through dst could alias a.norm
+  auto quant = [&](hn::Vec<D> x) HWY_ATTR {
+    return Quantize<true>(df, hn::Mul(x, hn::Set(df, norm)), q);
+  };
+  size_t i = 0;
+  for (; i + 4 * N <= a.size; i += 4 * N) {
+    const auto r0 = quant(LoadFloat(df, a.src + i));
+    const auto r1 = quant(LoadFloat(df, a.src + i + N));
+    const auto r2 = quant(LoadFloat(df, a.src + i + 2 * N));
+    const auto r3 = quant(LoadFloat(df, a.src + i + 3 * N));
+    StoreQ(di, r0, a.dst + i);
+    StoreQ(di, r1, a.dst + i + N);
+    StoreQ(di, r2, a.dst + i + 2 * N);
+    StoreQ(di, r3, a.dst + i + 3 * N);
+  }
+  for (; i + N <= a.size; i += N) StoreQ(di, quant(LoadFloat(df, a.src + i)), a.dst + i);
+  if (i < a.size) {
+    const size_t count = a.size - i;
+    StoreQRun(di, quant(LoadFloatPartial(df, a.src + i, count)), a.dst + i, count);
+  }
+}
+
+// ---- QuantizedConcat -----------------------------------------------------------
+template <class Cfg>
+void ConcatKernel(const detail::ConcatArgs& a) {
+  const hn::ScalableTag<float> df;
+  const QuantizeParams q = MakeQuantize(a.zero, 0, 255);
+  for (size_t s = 0, offset = 0; s < a.count; offset += a.size[s], ++s) {
+    const RequantParams r{a.bias[s], a.norm[s], a.scale};
+    const size_t n = a.size[s];
+    const FixedPlan p = n * a.num >= kPlanMinBytes ? PlanRequant(r, q) : FixedPlan();
+    for (size_t b = 0; b < a.num; ++b) {
+      PlannedRow(df, a.src[s] + b * n, n, r, q, p, a.dst + b * a.total + offset);
+    }
+  }
+}
+
+// ---- QuantizedScale --------------------------------------------------------------
+// v = float(src - srcZero) * srcScale; v = v*scale[c] (+ bias[c]), a separate
+// multiplication and addition; dst = clamp(Round(v * invDstScale) + dstZero).
+// scale[c] may be 0 while float(src - srcZero)*srcScale overflows: NaN.
+struct ScaleParams {
+  int32_t srcZero;
+  float srcScale, invDstScale;
+};
+
+template <bool kHasBias, class DF>
+HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> ScaleValues(DF df, hn::Vec<hn::RebindToSigned<DF>> x,
+                                                       hn::Vec<DF> scale, hn::Vec<DF> bias,
+                                                       const ScaleParams& k,
+                                                       const QuantizeParams& q) {
+  const hn::RebindToSigned<DF> di;
+  const auto t = hn::ConvertTo(df, hn::Sub(x, hn::Set(di, k.srcZero)));
+  auto v = hn::Mul(hn::Mul(t, hn::Set(df, k.srcScale)), scale);
+  if constexpr (kHasBias) v = hn::Add(v, bias);
+  return Quantize<true>(df, hn::Mul(v, hn::Set(df, k.invDstScale)), q);
+}
+
+template <class Cfg>
+void ScaleKernel(const detail::ScaleArgs& a) {
+  constexpr bool kBias = Cfg::hasBias;
+  using D = hn::ScalableTag<float>;
+  const D df;
+  const hn::RebindToSigned<D> di;
+  const size_t N = hn::Lanes(df);
+  const QuantizeParams q = MakeQuantize(a.dstZero, 0, 255);
+  // Locals: stores through dst (uint8_t) could alias the fields of a.
+  const ScaleParams k{a.srcZero, a.srcScale, a.invDstScale};
+  const float* const scale = a.scale;
+  const float* const bias = a.bias;
+  const uint8_t* const src0 = a.src;
+  uint8_t* const dst0 = a.dst;
+  const size_t C = a.channels, S = a.spatial;
+  if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
+    for (size_t c = 0; c < C; ++c) {
+      const auto sc = hn::Set(df, scale[c]);
+      const auto bi = hn::Set(df, kBias ? bias[c] : 0.0f);
+      const uint8_t* src = src0 + c * S;
+      uint8_t* dst = dst0 + c * S;
+      size_t s = 0;
+      for (; s + 2 * N <= S; s += 2 * N) {
+        const auto r0 = ScaleValues<kBias>(df, LoadQ(di, src + s), sc, bi, k, q);
+        const auto r1 = ScaleValues<kBias>(df, LoadQ(di, src + s + N), sc, bi, k, q);
+        StoreQ(di, r0, dst + s);
+        StoreQ(di, r1, dst + s + N);
+      }
+      for (; s < S; s += N) {
+        const size_t count = S - s < N ? S - s : N;
+        const auto r = ScaleValues<kBias>(df, LoadQRun(di, src + s, count), sc, bi, k, q);
+        StoreQRun(di, r, dst + s, count);
+      }
+    }
+  } else {
+    for (size_t s = 0; s < S; ++s) {
+      const uint8_t* src = src0 + s * C;
+      uint8_t* dst = dst0 + s * C;
+      size_t c = 0;
+      for (; c + N <= C; c += N) {
+        const auto sc = hn::LoadU(df, scale + c);
+        const auto bi = kBias ? hn::LoadU(df, bias + c) : hn::Zero(df);
+        StoreQ(di, ScaleValues<kBias>(df, LoadQ(di, src + c), sc, bi, k, q), dst + c);
+      }
+      if (c < C) {
+        const size_t count = C - c;
+        const auto sc = LoadFloatPartial(df, scale + c, count);
+        const auto bi = kBias ? LoadFloatPartial(df, bias + c, count) : hn::Zero(df);
+        const auto r = ScaleValues<kBias>(df, LoadQPartial(di, src + c, count), sc, bi, k, q);
+        StoreQRun(di, r, dst + c, count);
+      }
+    }
+  }
+}
+
+// ---- QuantizedShuffle ---------------------------------------------------------------
+// NHWC: the inputs are requantized in long rows (blocks of whole pixels) into
+// a stack buffer, then each pixel's bytes are (de)interleaved into place.
+constexpr size_t kShuffleTmp = 4096;
+
+// dA[i] = src[2i], dB[i] = src[2i + 1], i < pairs.
+HWY_INLINE void Deinterleave(const uint8_t* src, size_t pairs, uint8_t* dA, uint8_t* dB) {
+  const hn::CappedTag<uint8_t, 16> d8;
+  const size_t L = hn::Lanes(d8);
+  size_t i = 0;
+  for (; i + L <= pairs; i += L) {
+    hn::Vec<decltype(d8)> a, b;
+    hn::LoadInterleaved2(d8, src + 2 * i, a, b);
+    hn::StoreU(a, d8, dA + i);
+    hn::StoreU(b, d8, dB + i);
+  }
+  for (; i < pairs; ++i) {
+    dA[i] = src[2 * i];
+    dB[i] = src[2 * i + 1];
+  }
+}
+
+// dst[2i] = a[i], dst[2i + 1] = b[i], i < pairs.
+HWY_INLINE void Interleave(const uint8_t* a, const uint8_t* b, size_t pairs, uint8_t* dst) {
+  const hn::CappedTag<uint8_t, 16> d8;
+  const size_t L = hn::Lanes(d8);
+  size_t i = 0;
+  for (; i + L <= pairs; i += L) {
+    hn::StoreInterleaved2(hn::LoadU(d8, a + i), hn::LoadU(d8, b + i), d8, dst + 2 * i);
+  }
+  for (; i < pairs; ++i) {
+    dst[2 * i] = a[i];
+    dst[2 * i + 1] = b[i];
+  }
+}
+
+// Type 0, NHWC, one input of Cs channels (even): pixel s's even channels go
+// to dst0 + s*Ch + offset, its odd ones to dst1 + s*Ch + offset.
+template <class DF>
+HWY_INLINE void SplitNhwc(DF df, const uint8_t* src, size_t Cs, size_t S, const RequantParams& rq,
+                          const QuantizeParams& qz, const FixedPlan& fp, uint8_t* dst0, uint8_t* dst1,
+                          size_t Ch, size_t offset) {
+  HWY_ALIGN uint8_t tmp[kShuffleTmp];
+  if (Cs <= kShuffleTmp) {
+    const size_t P = kShuffleTmp / Cs;
+    for (size_t s0 = 0; s0 < S; s0 += P) {
+      const size_t p = S - s0 < P ? S - s0 : P;
+      PlannedRow(df, src + s0 * Cs, p * Cs, rq, qz, fp, tmp);
+      for (size_t i = 0; i < p; ++i) {
+        const size_t o = (s0 + i) * Ch + offset;
+        Deinterleave(tmp + i * Cs, Cs / 2, dst0 + o, dst1 + o);
+      }
+    }
+  } else {
+    for (size_t s = 0; s < S; ++s) {
+      for (size_t c = 0; c < Cs; c += kShuffleTmp) {
+        const size_t m = Cs - c < kShuffleTmp ? Cs - c : kShuffleTmp;  // even
+        PlannedRow(df, src + s * Cs + c, m, rq, qz, fp, tmp);
+        const size_t o = s * Ch + offset + c / 2;
+        Deinterleave(tmp, m / 2, dst0 + o, dst1 + o);
+      }
+    }
+  }
+}
+
+// Type 1, NHWC: src0 and src1 have Ch channels; pixel s of dst0 (C0
+// channels) is interleave(src0[0, C0/2), src1[0, C0/2)), of dst1 the rest.
+template <class DF>
+HWY_INLINE void InterleaveNhwc(DF df, const detail::ShuffleArgs& a, const RequantParams& rq0,
+                               const RequantParams& rq1, const QuantizeParams& qz,
+                               const FixedPlan& fp0, const FixedPlan& fp1) {
+  const size_t C0 = a.srcC0, C1 = a.srcC1, S = a.spatial, Ch = (C0 + C1) / 2;
+  const size_t h0 = C0 / 2, h1 = C1 / 2;
+  HWY_ALIGN uint8_t tmpA[kShuffleTmp / 2];
+  HWY_ALIGN uint8_t tmpB[kShuffleTmp / 2];
+  constexpr size_t kHalf = kShuffleTmp / 2;
+  if (Ch <= kHalf) {
+    const size_t P = kHalf / Ch;
+    for (size_t s0 = 0; s0 < S; s0 += P) {
+      const size_t p = S - s0 < P ? S - s0 : P;
+      PlannedRow(df, a.src0 + s0 * Ch, p * Ch, rq0, qz, fp0, tmpA);
+      PlannedRow(df, a.src1 + s0 * Ch, p * Ch, rq1, qz, fp1, tmpB);
+      for (size_t i = 0; i < p; ++i) {
+        const uint8_t* x = tmpA + i * Ch;
+        const uint8_t* y = tmpB + i * Ch;
+        Interleave(x, y, h0, a.dst0 + (s0 + i) * C0);
+        Interleave(x + h0, y + h0, h1, a.dst1 + (s0 + i) * C1);
+      }
+    }
+  } else {
+    for (size_t s = 0; s < S; ++s) {
+      // Channel pairs [c, c + m) of the pixel; pair k goes to dst0 below h0.
+      for (size_t c = 0; c < Ch; c += kHalf) {
+        const size_t m = Ch - c < kHalf ? Ch - c : kHalf;
+        PlannedRow(df, a.src0 + s * Ch + c, m, rq0, qz, fp0, tmpA);
+        PlannedRow(df, a.src1 + s * Ch + c, m, rq1, qz, fp1, tmpB);
+        const size_t in0 = c < h0 ? (h0 - c < m ? h0 - c : m) : 0;  // pairs for dst0
+        if (in0 > 0) Interleave(tmpA, tmpB, in0, a.dst0 + s * C0 + 2 * c);
+        if (in0 < m) {
+          Interleave(tmpA + in0, tmpB + in0, m - in0, a.dst1 + s * C1 + 2 * (c + in0 - h0));
+        }
+      }
+    }
+  }
+}
+
+template <class Cfg>
+void ShuffleKernel(const detail::ShuffleArgs& a) {
+  using D = hn::ScalableTag<float>;
+  const D df;
+  const QuantizeParams qz = MakeQuantize(a.zero, 0, 255);
+  const RequantParams rq0{a.bias0, a.norm0, a.scale};
+  const RequantParams rq1{a.bias1, a.norm1, a.scale};
+  const size_t C0 = a.srcC0, C1 = a.srcC1, S = a.spatial;
+  const size_t Ch = (C0 + C1) / 2;  // channels of each output (type 0) / input (type 1)
+  const bool plan = Ch * S >= kPlanMinBytes;
+  const FixedPlan fp0 = plan ? PlanRequant(rq0, qz) : FixedPlan();
+  const FixedPlan fp1 = plan ? PlanRequant(rq1, qz) : FixedPlan();
+  if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
+    if constexpr (Cfg::type == 0) {
+      // dst0 channel j = X[2j], dst1 channel j = X[2j + 1], X = src0 ++ src1.
+      for (size_t k = 0; k < C0 + C1; ++k) {
+        const bool first = k < C0;
+        const uint8_t* src = first ? a.src0 + k * S : a.src1 + (k - C0) * S;
+        uint8_t* dst = (k & 1) ? a.dst1 : a.dst0;
+        PlannedRow(df, src, S, first ? rq0 : rq1, qz, first ? fp0 : fp1, dst + (k / 2) * S);
+      }
+    } else {
+      // Y[2i] = src0 channel i, Y[2i + 1] = src1 channel i; dst0 = Y[0, C0).
+      for (size_t k = 0; k < C0 + C1; ++k) {
+        const bool even = (k & 1) == 0;
+        const uint8_t* src = (even ? a.src0 : a.src1) + (k / 2) * S;
+        uint8_t* dst = k < C0 ? a.dst0 + k * S : a.dst1 + (k - C0) * S;
+        PlannedRow(df, src, S, even ? rq0 : rq1, qz, even ? fp0 : fp1, dst);
+      }
+    }
+  } else {
+    if constexpr (Cfg::type == 0) {
+      SplitNhwc(df, a.src0, C0, S, rq0, qz, fp0, a.dst0, a.dst1, Ch, 0);
+      SplitNhwc(df, a.src1, C1, S, rq1, qz, fp1, a.dst0, a.dst1, Ch, C0 / 2);
+    } else {
+      InterleaveNhwc(df, a, rq0, rq1, qz, fp0, fp1);
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+SYNETK_NAMESPACE_END
+HWY_AFTER_NAMESPACE();
+
+#endif  // toggle guard

@@ -1,0 +1,311 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Quantization layers: public functors. Included by synetk.h after every
+// target's kernels exist (HWY_ONCE); do not include directly. Arithmetic,
+// rounding, saturation and NaN handling: docs/quant.md.
+#ifndef SYNETK_OPS_QUANT_H_
+#define SYNETK_OPS_QUANT_H_
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "synetk/detail/check.h"
+#include "synetk/detail/dispatch.h"
+#include "synetk/element.h"
+#include "synetk/format.h"
+
+namespace synetk {
+namespace detail {
+
+// The quantized side: exactly uint8_t or int8_t.
+template <typename Q>
+inline constexpr bool kIsQuantElement = std::is_same_v<Q, uint8_t> || std::is_same_v<Q, int8_t>;
+
+// Range of the quantized type (uint8: [0, 255], int8: [-128, 127]).
+template <typename Q>
+struct QuantRange {
+  static constexpr bool kSigned = ElementTraits<Q>::kEncoding == Encoding::kInt8;
+  static constexpr int32_t kMin = kSigned ? -128 : 0;
+  static constexpr int32_t kMax = kSigned ? 127 : 255;
+};
+
+// A quantization scale or norm: finite and non-zero.
+inline void CheckScale(const char* layer, const char* param, float v) {
+  if (!(std::isfinite(v) && v != 0.0f)) Fail(layer, param, v, "a finite non-zero value");
+}
+
+inline void CheckFinite(const char* layer, const char* param, float v) {
+  if (!std::isfinite(v)) Fail(layer, param, v, "a finite value");
+}
+
+// A zero point of a tensor whose elements lie in [lo, hi].
+inline void CheckZero(const char* layer, const char* param, int64_t zero, int32_t lo,
+                      int32_t hi) {
+  if (zero < lo || zero > hi) {
+    const std::string e = "a zero point in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    Fail(layer, param, zero, e.c_str());
+  }
+}
+
+// A dequantization bias: minus a zero point in [lo, hi].
+inline void CheckBias(const char* layer, const char* param, int64_t bias, int32_t lo,
+                      int32_t hi) {
+  if (-bias < lo || -bias > hi) {
+    const std::string e = "minus a zero point, in [" + std::to_string(-hi) + ", " +
+                          std::to_string(-lo) + "]";
+    Fail(layer, param, bias, e.c_str());
+  }
+}
+
+}  // namespace detail
+}  // namespace synetk
+
+SYNETK_NAMESPACE_BEGIN
+
+/// DequantizeLinear: dst[i] = float(src[i] + bias) * norm[0], i < size.
+/// Q is uint8_t or int8_t; F any float element type (float, bfloat16, float16,
+/// user types). -bias must be a zero point of Q (uint8: bias in [-255, 0],
+/// int8: bias in [-127, 128]); norm[0] finite and non-zero. The product is
+/// rounded to fp32, then (bf16/f16) to nearest even.
+template <typename Q, typename F>
+struct DequantizeLinear {
+  static constexpr const char* kLayer = "DequantizeLinear";
+  void operator()(const Q* src, size_t size, int32_t bias, const float* norm, F* dst) const {
+    using namespace detail;
+    static_assert(kIsQuantElement<Q>, "Q must be uint8_t or int8_t");
+    static_assert(kIsFloatElement<F>, "F must be a float element type");
+    static_assert(CheckElementLayout<F>());
+    CheckPositive(kLayer, "size", size);
+    CheckedBytes(kLayer, "size", size, sizeof(F));
+    CheckNotNull(kLayer, "src", src);
+    CheckNotNull(kLayer, "norm", norm);
+    CheckNotNull(kLayer, "dst", dst);
+    CheckBias(kLayer, "bias", bias, QuantRange<Q>::kMin, QuantRange<Q>::kMax);
+    CheckScale(kLayer, "norm[0]", norm[0]);
+    CheckNoPartialOverlap(kLayer, "dst", dst, size * sizeof(F), "src", src, size * sizeof(Q), false);
+    DequantArgs<Q, F> a;
+    a.src = src;
+    a.size = size;
+    a.bias = bias;
+    a.norm = norm[0];
+    a.dst = dst;
+    using Cfg = DequantCfg<Q, F>;
+    SYNETK_DISPATCH(DequantKernel<Cfg>)(a);
+  }
+};
+
+/// QuantizeLinear: dst[i] = clamp(Round(src[i] * norm[0]) + zero), i < size,
+/// clamped to Q's range. Round is half to even; the product is one fp32
+/// multiplication; +/-inf and huge values saturate; NaN gives `zero`.
+/// zero must lie in Q's range; norm[0] finite and non-zero.
+template <typename F, typename Q>
+struct QuantizeLinear {
+  static constexpr const char* kLayer = "QuantizeLinear";
+  void operator()(const F* src, size_t size, const float* norm, int32_t zero, Q* dst) const {
+    using namespace detail;
+    static_assert(kIsQuantElement<Q>, "Q must be uint8_t or int8_t");
+    static_assert(kIsFloatElement<F>, "F must be a float element type");
+    static_assert(CheckElementLayout<F>());
+    CheckPositive(kLayer, "size", size);
+    CheckedBytes(kLayer, "size", size, sizeof(F));
+    CheckNotNull(kLayer, "src", src);
+    CheckNotNull(kLayer, "norm", norm);
+    CheckNotNull(kLayer, "dst", dst);
+    CheckZero(kLayer, "zero", zero, QuantRange<Q>::kMin, QuantRange<Q>::kMax);
+    CheckScale(kLayer, "norm[0]", norm[0]);
+    CheckNoPartialOverlap(kLayer, "dst", dst, size * sizeof(Q), "src", src, size * sizeof(F), false);
+    QuantArgs<F, Q> a;
+    a.src = src;
+    a.size = size;
+    a.norm = norm[0];
+    a.zero = zero;
+    a.dst = dst;
+    using Cfg = QuantCfg<F, Q>;
+    SYNETK_DISPATCH(QuantKernel<Cfg>)(a);
+  }
+};
+
+/// QuantizedConcat (uint8): for each of `num` blocks, for each input s in
+/// order, size[s] elements of input s's block b (src[s] + b*size[s]),
+/// requantized: clamp(Round(float(x + bias[s]) * norm[s] * scale[0]) + zero).
+/// dst must not overlap any input.
+struct QuantizedConcat {
+  static constexpr const char* kLayer = "QuantizedConcat";
+  void operator()(size_t count, const uint8_t* const* src, size_t num, const size_t* size,
+                  const int32_t* bias, const float* norm, const float* scale, int32_t zero,
+                  uint8_t* dst) const {
+    using namespace detail;
+    CheckPositive(kLayer, "count", count);
+    CheckPositive(kLayer, "num", num);
+    CheckNotNull(kLayer, "src", src);
+    CheckNotNull(kLayer, "size", size);
+    CheckNotNull(kLayer, "bias", bias);
+    CheckNotNull(kLayer, "norm", norm);
+    CheckNotNull(kLayer, "scale", scale);
+    CheckNotNull(kLayer, "dst", dst);
+    CheckScale(kLayer, "scale[0]", scale[0]);
+    CheckZero(kLayer, "zero", zero, 0, 255);
+    size_t total = 0;
+    for (size_t s = 0; s < count; ++s) {
+      CheckNotNull(kLayer, "src[s]", src[s]);
+      CheckPositive(kLayer, "size[s]", size[s]);
+      if (__builtin_add_overflow(total, size[s], &total)) {
+        Fail(kLayer, "size[s]", size[s], "a sum of sizes that fits in size_t");
+      }
+      CheckBias(kLayer, "bias[s]", bias[s], 0, 255);
+      CheckScale(kLayer, "norm[s]", norm[s]);
+    }
+    const size_t n = CheckedProduct(kLayer, "num*sum(size)", {num, total});
+    CheckedBytes(kLayer, "num*sum(size)", n, 1);
+    for (size_t s = 0; s < count; ++s) {
+      CheckNoPartialOverlap(kLayer, "dst", dst, n, "src[s]", src[s], num * size[s], false);
+    }
+    ConcatArgs a;
+    a.count = count;
+    a.num = num;
+    a.total = total;
+    a.src = src;
+    a.size = size;
+    a.bias = bias;
+    a.norm = norm;
+    a.scale = scale[0];
+    a.zero = zero;
+    a.dst = dst;
+    SYNETK_DISPATCH(ConcatKernel<ConcatCfg>)(a);
+  }
+};
+
+/// QuantizedScale (uint8), per channel c:
+///   v = float(src - srcZero) * srcScale[0]; v = v*scale[c] + (bias ? bias[c] : 0);
+///   dst = clamp(Round(v * (1/dstScale[0])) + dstZero, 0, 255)
+/// with separate (unfused) multiplications and addition, and 1/dstScale[0]
+/// computed once in fp32 (as the original). bias may be null. In place
+/// (dst == src) is allowed.
+template <class Format>
+struct QuantizedScale {
+  static constexpr const char* kLayer = "QuantizedScale";
+  void operator()(const uint8_t* src, const float* srcScale, int srcZero, size_t channels,
+                  size_t spatial, const float* scale, const float* bias, uint8_t* dst,
+                  const float* dstScale, int dstZero) const {
+    using namespace detail;
+    static_assert(kIsFormat<Format>, "Format must be synetk::Nchw or synetk::Nhwc");
+    CheckPositive(kLayer, "channels", channels);
+    CheckPositive(kLayer, "spatial", spatial);
+    const size_t n = CheckedProduct(kLayer, "channels*spatial", {channels, spatial});
+    CheckedBytes(kLayer, "channels*spatial", n, sizeof(float));
+    CheckNotNull(kLayer, "src", src);
+    CheckNotNull(kLayer, "srcScale", srcScale);
+    CheckNotNull(kLayer, "scale", scale);
+    CheckNotNull(kLayer, "dst", dst);
+    CheckNotNull(kLayer, "dstScale", dstScale);
+    CheckScale(kLayer, "srcScale[0]", srcScale[0]);
+    CheckScale(kLayer, "dstScale[0]", dstScale[0]);
+    const float inv = 1.0f / dstScale[0];
+    if (!std::isfinite(inv)) Fail(kLayer, "dstScale[0]", dstScale[0], "a value whose fp32 reciprocal is finite");
+    CheckZero(kLayer, "srcZero", srcZero, 0, 255);
+    CheckZero(kLayer, "dstZero", dstZero, 0, 255);
+    for (size_t c = 0; c < channels; ++c) {
+      CheckFinite(kLayer, "scale[c]", scale[c]);
+      if (bias != nullptr) CheckFinite(kLayer, "bias[c]", bias[c]);
+    }
+    CheckNoPartialOverlap(kLayer, "dst", dst, n, "src", src, n, true);
+    ScaleArgs a;
+    a.src = src;
+    a.srcZero = srcZero;
+    a.srcScale = srcScale[0];
+    a.scale = scale;
+    a.bias = bias;
+    a.channels = channels;
+    a.spatial = spatial;
+    a.invDstScale = inv;
+    a.dstZero = dstZero;
+    a.dst = dst;
+    using WithBias = ScaleCfg<Format, true>;
+    using NoBias = ScaleCfg<Format, false>;
+    if (bias != nullptr) {
+      SYNETK_DISPATCH(ScaleKernel<WithBias>)(a);
+    } else {
+      SYNETK_DISPATCH(ScaleKernel<NoBias>)(a);
+    }
+  }
+};
+
+/// QuantizedShuffle (uint8), type 0 (split) or 1 (interleave); srcC0 and
+/// srcC1 must both be even and positive.
+///  type 0: src0 has srcC0 channels, src1 srcC1; X = their concatenation;
+///          dst0 = X[0], X[2], ...; dst1 = X[1], X[3], ... ((srcC0+srcC1)/2 each).
+///  type 1: src0 and src1 have (srcC0+srcC1)/2 channels each; Y = src0[0],
+///          src1[0], src0[1], ...; dst0 = Y[0, srcC0), dst1 = Y[srcC0, end).
+/// Every value is requantized from its input's (bias, norm) to (scale[0],
+/// zero) like QuantizedConcat. Outputs must not overlap inputs or each other.
+template <class Format>
+struct QuantizedShuffle {
+  static constexpr const char* kLayer = "QuantizedShuffle";
+  void operator()(const uint8_t* src0, int bias0, const float* norm0, size_t srcC0,
+                  const uint8_t* src1, int bias1, const float* norm1, size_t srcC1,
+                  size_t spatial, uint8_t* dst0, uint8_t* dst1, const float* scale, int zero,
+                  int type) const {
+    using namespace detail;
+    static_assert(kIsFormat<Format>, "Format must be synetk::Nchw or synetk::Nhwc");
+    if (type != 0 && type != 1) Fail(kLayer, "type", type, "0 (split) or 1 (interleave)");
+    CheckPositive(kLayer, "srcC0", srcC0);
+    CheckPositive(kLayer, "srcC1", srcC1);
+    if (srcC0 % 2 != 0) Fail(kLayer, "srcC0", srcC0, "an even channel count");
+    if (srcC1 % 2 != 0) Fail(kLayer, "srcC1", srcC1, "an even channel count");
+    CheckPositive(kLayer, "spatial", spatial);
+    size_t C;
+    if (__builtin_add_overflow(srcC0, srcC1, &C)) {
+      Fail(kLayer, "srcC0+srcC1", "overflow", "a sum that fits in size_t");
+    }
+    const size_t n = CheckedProduct(kLayer, "(srcC0+srcC1)*spatial", {C, spatial});
+    CheckedBytes(kLayer, "(srcC0+srcC1)*spatial", n, sizeof(float));
+    CheckNotNull(kLayer, "src0", src0);
+    CheckNotNull(kLayer, "norm0", norm0);
+    CheckNotNull(kLayer, "src1", src1);
+    CheckNotNull(kLayer, "norm1", norm1);
+    CheckNotNull(kLayer, "dst0", dst0);
+    CheckNotNull(kLayer, "dst1", dst1);
+    CheckNotNull(kLayer, "scale", scale);
+    CheckBias(kLayer, "bias0", bias0, 0, 255);
+    CheckBias(kLayer, "bias1", bias1, 0, 255);
+    CheckScale(kLayer, "norm0[0]", norm0[0]);
+    CheckScale(kLayer, "norm1[0]", norm1[0]);
+    CheckScale(kLayer, "scale[0]", scale[0]);
+    CheckZero(kLayer, "zero", zero, 0, 255);
+    const size_t half = n / 2;
+    const size_t in0 = type == 0 ? srcC0 * spatial : half, in1 = type == 0 ? srcC1 * spatial : half;
+    const size_t out0 = type == 0 ? half : srcC0 * spatial, out1 = type == 0 ? half : srcC1 * spatial;
+    CheckNoPartialOverlap(kLayer, "dst0", dst0, out0, "src0", src0, in0, false);
+    CheckNoPartialOverlap(kLayer, "dst0", dst0, out0, "src1", src1, in1, false);
+    CheckNoPartialOverlap(kLayer, "dst1", dst1, out1, "src0", src0, in0, false);
+    CheckNoPartialOverlap(kLayer, "dst1", dst1, out1, "src1", src1, in1, false);
+    CheckNoPartialOverlap(kLayer, "dst1", dst1, out1, "dst0", dst0, out0, false);
+    ShuffleArgs a;
+    a.src0 = src0;
+    a.src1 = src1;
+    a.bias0 = bias0;
+    a.bias1 = bias1;
+    a.norm0 = norm0[0];
+    a.norm1 = norm1[0];
+    a.srcC0 = srcC0;
+    a.srcC1 = srcC1;
+    a.spatial = spatial;
+    a.dst0 = dst0;
+    a.dst1 = dst1;
+    a.scale = scale[0];
+    a.zero = zero;
+    using Split = ShuffleCfg<Format, 0>;
+    using Interleave = ShuffleCfg<Format, 1>;
+    if (type == 0) {
+      SYNETK_DISPATCH(ShuffleKernel<Split>)(a);
+    } else {
+      SYNETK_DISPATCH(ShuffleKernel<Interleave>)(a);
+    }
+  }
+};
+
+SYNETK_NAMESPACE_END
+
+#endif  // SYNETK_OPS_QUANT_H_
