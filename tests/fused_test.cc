@@ -169,6 +169,27 @@ TEMPLATE_TEST_CASE("fused layers match the reference on every target", "[fused]"
   });
 }
 
+TEMPLATE_TEST_CASE("fused layers carry infinities and NaNs", "[fused]", float, BF16, F16) {
+  SYNETK_FOR_EACH_TARGET([] {
+    for (int type : {0, 3, 8}) {
+      auto k = MakeCase<TestType>(type, 5, 37);
+      const float specials[] = {INFINITY, -INFINITY, NAN, 0.0f, -0.0f, 65504.0f};
+      for (size_t i = 0; i < k.src0.size(); i += 3) k.src0[i] = TestElem<TestType>::FromFloat(specials[i % 6]);
+      std::vector<TestType> dst(k.OutSize());
+      RunLibrary<TestType, synetk::Nchw>(k, k.src0.data(), k.src1.data(), dst.data(), nullptr);
+      std::vector<float> plain;
+      const auto ref = Reference(k, false, plain);
+      for (size_t i = 0; i < dst.size(); ++i) {
+        const double g = TestElem<TestType>::ToFloat(dst[i]), r = ref.val[i];
+        INFO("type " << type << " element " << i << " got " << g << " expected " << r);
+        if (std::isnan(r)) REQUIRE(std::isnan(g));
+        else if (std::isinf(r) || std::isinf(ref.mag[i])) REQUIRE((g == r || std::isnan(g) == std::isnan(r)));
+        else REQUIRE(std::fabs(g - r) <= 4.0 * std::ldexp(1.0, -24) * ref.mag[i] + TestElem<TestType>::kUlp * std::fabs(r));
+      }
+    }
+  });
+}
+
 TEMPLATE_TEST_CASE("fused layers run in place and in parts", "[fused]", float, BF16) {
   SYNETK_FOR_EACH_TARGET([] {
     for (int type : kTypes) {

@@ -150,7 +150,28 @@ HWY_INLINE hn::Vec<DF> DecodeF32(DF df, VR raw) {
     const hn::RebindToUnsigned<DF> du32;
     return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, raw)));
   } else if constexpr (kEnc == Encoding::kFloat16) {
+#if SYNETK_HW_F16_RNE
     return hn::PromoteTo(df, raw);
+#else
+    // Highway 1.0.3 promotes binary16 without F16C (SCALAR, SSSE3, SSE4) by
+    // rebiasing the exponent only, which turns infinities and NaNs into
+    // finite values; this integer conversion is exact for every input.
+    const hn::RebindToUnsigned<DF> du;
+    const auto h = hn::PromoteTo(du, hn::BitCast(hn::Rebind<uint16_t, DF>(), raw));
+    const auto shifted = hn::ShiftLeft<13>(hn::And(h, hn::Set(du, 0x7FFFu)));
+    const auto expBits = hn::And(shifted, hn::Set(du, 0x0F800000u));
+    auto o = hn::Add(shifted, hn::Set(du, (127u - 15u) << 23));
+    // Infinity/NaN: exponent all ones in fp32 too.
+    o = hn::IfThenElse(hn::Eq(expBits, hn::Set(du, 0x0F800000u)),
+                       hn::Add(o, hn::Set(du, (128u - 16u) << 23)), o);
+    // Zero/subnormal: renormalize through an fp32 subtraction (exact).
+    const auto sub = hn::BitCast(
+        du, hn::Sub(hn::BitCast(df, hn::Add(o, hn::Set(du, 1u << 23))),
+                    hn::BitCast(df, hn::Set(du, 113u << 23))));
+    o = hn::IfThenElse(hn::Eq(expBits, hn::Zero(du)), sub, o);
+    const auto sign = hn::ShiftLeft<16>(hn::And(h, hn::Set(du, 0x8000u)));
+    return hn::BitCast(df, hn::Or(o, sign));
+#endif
   } else {
     static_assert(kEnc == Encoding::kUint8 || kEnc == Encoding::kInt8);
     const hn::RebindToSigned<DF> di32;

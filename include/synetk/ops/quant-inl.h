@@ -191,41 +191,6 @@ HWY_INLINE void StoreQRun(DI di, hn::Vec<DI> r, Q* p, size_t count) {
   }
 }
 
-// Lanes(df) float elements as fp32. Highway 1.0.3 promotes binary16 without
-// F16C (SCALAR, SSSE3, SSE4) by rebiasing the exponent only, which turns
-// infinities and NaNs into finite values; there an exact integer conversion
-// is used instead (F. Giesen's half_to_float_fast4), elsewhere the hardware.
-template <typename F, class DF>
-HWY_INLINE hn::Vec<DF> LoadFloat(DF df, const F* HWY_RESTRICT p) {
-#if !SYNETK_HW_F16_RNE
-  if constexpr (ElementTraits<F>::kEncoding == Encoding::kFloat16) {
-    const hn::RebindToUnsigned<DF> du;
-    const hn::Rebind<uint16_t, DF> du16;
-    const auto h = hn::PromoteTo(du, hn::LoadU(du16, reinterpret_cast<const uint16_t*>(p)));
-    const auto shifted = hn::ShiftLeft<13>(hn::And(h, hn::Set(du, 0x7FFFu)));
-    const auto expBits = hn::And(shifted, hn::Set(du, 0x0F800000u));
-    auto o = hn::Add(shifted, hn::Set(du, (127u - 15u) << 23));
-    // Infinity/NaN: exponent all ones in fp32 too.
-    o = hn::IfThenElse(hn::Eq(expBits, hn::Set(du, 0x0F800000u)),
-                       hn::Add(o, hn::Set(du, (128u - 16u) << 23)), o);
-    // Zero/subnormal: renormalize through an fp32 subtraction (exact).
-    const auto sub = hn::BitCast(
-        du, hn::Sub(hn::BitCast(df, hn::Add(o, hn::Set(du, 1u << 23))),
-                    hn::BitCast(df, hn::Set(du, 113u << 23))));
-    o = hn::IfThenElse(hn::Eq(expBits, hn::Zero(du)), sub, o);
-    const auto sign = hn::ShiftLeft<16>(hn::And(h, hn::Set(du, 0x8000u)));
-    return hn::BitCast(df, hn::Or(o, sign));
-  }
-#endif
-  return LoadF32(df, p);
-}
-template <typename F, class DF>
-HWY_INLINE hn::Vec<DF> LoadFloatPartial(DF df, const F* HWY_RESTRICT p, size_t count) {
-  HWY_ALIGN F buf[kMaxLanes<float>] = {};
-  std::memcpy(buf, p, count * sizeof(F));
-  return LoadFloat(df, buf);
-}
-
 // The requantization of one input: float(x + bias) * norm * scale, two fp32
 // multiplications left to right.
 struct RequantParams {
@@ -441,19 +406,19 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
   };
   size_t i = 0;
   for (; i + 4 * N <= a.size; i += 4 * N) {
-    const auto r0 = quant(LoadFloat(df, a.src + i));
-    const auto r1 = quant(LoadFloat(df, a.src + i + N));
-    const auto r2 = quant(LoadFloat(df, a.src + i + 2 * N));
-    const auto r3 = quant(LoadFloat(df, a.src + i + 3 * N));
+    const auto r0 = quant(LoadF32(df, a.src + i));
+    const auto r1 = quant(LoadF32(df, a.src + i + N));
+    const auto r2 = quant(LoadF32(df, a.src + i + 2 * N));
+    const auto r3 = quant(LoadF32(df, a.src + i + 3 * N));
     StoreQ(di, r0, a.dst + i);
     StoreQ(di, r1, a.dst + i + N);
     StoreQ(di, r2, a.dst + i + 2 * N);
     StoreQ(di, r3, a.dst + i + 3 * N);
   }
-  for (; i + N <= a.size; i += N) StoreQ(di, quant(LoadFloat(df, a.src + i)), a.dst + i);
+  for (; i + N <= a.size; i += N) StoreQ(di, quant(LoadF32(df, a.src + i)), a.dst + i);
   if (i < a.size) {
     const size_t count = a.size - i;
-    StoreQRun(di, quant(LoadFloatPartial(df, a.src + i, count)), a.dst + i, count);
+    StoreQRun(di, quant(LoadF32Partial(df, a.src + i, count)), a.dst + i, count);
   }
 }
 
@@ -539,8 +504,8 @@ void ScaleKernel(const detail::ScaleArgs& a) {
       }
       if (c < C) {
         const size_t count = C - c;
-        const auto sc = LoadFloatPartial(df, scale + c, count);
-        const auto bi = kBias ? LoadFloatPartial(df, bias + c, count) : hn::Zero(df);
+        const auto sc = LoadF32Partial(df, scale + c, count);
+        const auto bi = kBias ? LoadF32Partial(df, bias + c, count) : hn::Zero(df);
         const auto r = ScaleValues<kBias>(df, LoadQPartial(di, src + c, count), sc, bi, k, q);
         StoreQRun(di, r, dst + c, count);
       }
