@@ -9,6 +9,7 @@
 
 #include "synetk/detail/dispatch.h"
 #include "synetk/ops/fused.h"
+#include "synetk/ops/pooling.h"
 
 SYNETK_NAMESPACE_BEGIN
 

@@ -9,5 +9,6 @@
 
 #include "synetk/compat/types.h"
 #include "synetk/compat/fused.h"
+#include "synetk/compat/pooling.h"
 
 #endif  // SYNETK_SIMD_H_

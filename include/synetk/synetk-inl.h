@@ -8,3 +8,4 @@
 #include "synetk/detail/elements-inl.h"
 #include "synetk/detail/channel_runs-inl.h"
 #include "synetk/ops/fused-inl.h"
+#include "synetk/ops/pooling-inl.h"
