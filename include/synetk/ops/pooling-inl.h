@@ -189,9 +189,8 @@ template <class Ops, class D, typename T>
 HWY_INLINE hn::Vec<D> PoolLoadSrc(D d, const T* p, size_t avail) {
   const size_t N = hn::Lanes(d);
   if (HWY_LIKELY(avail >= N)) return Ops::Load(d, p);
-  HWY_ALIGN T buf[kMaxLanes<typename Ops::L>];
+  HWY_ALIGN T buf[kMaxLanes<typename Ops::L>] = {};
   std::memcpy(static_cast<void*>(buf), p, avail * sizeof(T));
-  for (size_t i = avail; i < N; ++i) buf[i] = buf[0];  // defined, never used
   return Ops::Load(d, buf);
 }
 
