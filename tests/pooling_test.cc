@@ -252,6 +252,14 @@ TEST_CASE("pooling with huge kernels and padding", "[pooling]") {
     g = Geom2D(2, 5, 6, 1000, 3000, 7, 9, 999, 2999, true, true);  // huge kernel, buffered
     CheckMax<int8_t>(g, false, PoolRandom<int8_t>(g.SrcSize()));
     for (const bool ex : {true, false}) CheckAverage<float>(g, ex, PoolRandom<float>(g.SrcSize()));
+    // Kernels wider than the stacked-row path takes (32), buffered.
+    for (const auto& w : {Geom2D(3, 6, 50, 3, 40, 2, 3, 1, 20, true, true),
+                          Geom2D(2, 5, 70, 2, 33, 1, 1, 0, 16, false, true),
+                          Geom2D(17, 3, 9, 1, 35, 1, 2, 0, 30, true, false)}) {
+      CheckMax<float>(w, false, PoolRandom<float>(w.SrcSize()));
+      CheckMax<uint8_t>(w, false, PoolRandom<uint8_t>(w.SrcSize()));
+      for (const bool ex : {true, false}) CheckAverage<bfloat16_t>(w, ex, PoolRandom<bfloat16_t>(w.SrcSize()));
+    }
   });
 }
 

@@ -301,6 +301,90 @@ void PoolDirect(const detail::PoolArgs<typename Cfg::Elem>& a) {
   }
 }
 
+// NCHW with small kernels: the padded rows of a block of output rows are
+// stacked in R, each segment Wseg = G*sX lanes long (G >= dstW outputs, the
+// extra ones unused), so that output j of the block reads R[j*sX + k]: one
+// flat, vectorized horizontal pass per block however narrow the rows are.
+// Reads of real outputs stay inside their segment or the next segment's left
+// padding, which always holds identity elements.
+inline constexpr size_t kPoolStackedMaxKernel = 32;
+
+template <class Cfg, class D>
+void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  using T = typename Cfg::Elem;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t H = a.srcH, W = a.srcW, plane = H * W;
+  const size_t srcTotal = a.srcC * plane, dstTotal = a.dstC * a.dstH * a.dstW;
+  const size_t need = HWY_MAX(a.pX + W, (a.dstW - 1) * a.sX + a.kX - a.pX);
+  const size_t G = (need + a.sX - 1) / a.sX, Wseg = G * a.sX;
+  const size_t B = HWY_MAX(size_t{1}, HWY_MIN(a.dstH, 4096 / Wseg));  // rows per block
+  const size_t flat = PoolRoundUp(B * G, N);
+  const size_t rowLen = flat * a.sX + a.kX + (a.sX + 3) * N + Wseg + PoolRoundUp(W, N);
+  L* R = PoolScratch<L, 0>(rowLen);
+  const V ident = Ops::Identity(d);
+  for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
+  hn::StoreU(ident, d, R + rowLen - N);
+  const bool direct = G == a.dstW;  // block outputs are contiguous in dst
+  T* O = direct ? nullptr : PoolScratch<T, 1>(flat);
+  // Average with excludePad: the clipped area of every output of a plane.
+  L* areas = nullptr;
+  if constexpr (!Cfg::isMax) {
+    if (a.excludePad) {
+      areas = PoolScratch<L, 2>(PoolRoundUp(a.dstH * G, N) + flat);
+      for (size_t dy = 0; dy < a.dstH; ++dy) {
+        const size_t hy = detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size();
+        for (size_t g = 0; g < G; ++g) {
+          areas[dy * G + g] = g < a.dstW
+              ? static_cast<L>(hy * detail::PoolWindow(g, a.sX, a.pX, a.kX, W).Size()) : L(1);
+        }
+      }
+      for (size_t i = a.dstH * G; i < PoolRoundUp(a.dstH * G, N) + flat; ++i) areas[i] = L(1);
+    }
+  }
+  for (size_t dc = 0; dc < a.dstC; ++dc) {
+    const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, a.srcC);
+    for (size_t dy0 = 0; dy0 < a.dstH; dy0 += B) {
+      const size_t nb = HWY_MIN(B, a.dstH - dy0);
+      for (size_t b = 0; b < nb; ++b) {
+        const detail::PoolWindow wy(dy0 + b, a.sY, a.pY, a.kY, H);
+        L* seg = R + b * Wseg + a.pX;
+        for (size_t x = 0; x < W; x += N) {
+          V acc = ident;
+          for (size_t c = wc.begin; c < wc.end; ++c) {
+            for (size_t y = wy.begin; y < wy.end; ++y) {
+              const size_t o = c * plane + y * W + x;
+              acc = Ops::Combine(acc, PoolLoadSrc<Ops>(d, a.src + o, srcTotal - o));
+            }
+          }
+          hn::StoreU(acc, d, seg + x);
+        }
+        hn::StoreU(ident, d, seg + W);  // lanes past W: restore the padding
+      }
+      const size_t base = (dc * a.dstH + dy0) * a.dstW;
+      for (size_t j = 0; j < nb * G; j += N) {
+        V v = PoolRowStrided<Ops>(d, R + j * a.sX, 0, a.kX, a.sX);
+        if constexpr (!Cfg::isMax) {  // average: divide by the window's area
+          v = hn::Div(v, a.excludePad ? hn::LoadU(d, areas + dy0 * G + j) : hn::Set(d, a.divisor));
+        }
+        if (direct) {
+          // Lanes past the block land on outputs written later.
+          PoolStoreDst<Ops>(d, v, a.dst + base + j, dstTotal - (base + j));
+        } else {
+          Ops::Store(d, v, O + j);
+        }
+      }
+      if (!direct) {
+        for (size_t b = 0; b < nb; ++b) {
+          std::memcpy(static_cast<void*>(a.dst + base + b * a.dstW), O + b * G, a.dstW * sizeof(T));
+        }
+      }
+    }
+  }
+}
+
 template <class Cfg, class D>
 void PoolNchw(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using Ops = PoolOps<Cfg>;
@@ -429,7 +513,11 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
   }
   const hn::ScalableTag<L> d;
   if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
-    PoolNchw<Cfg>(d, a);
+    if (a.kX <= kPoolStackedMaxKernel) {
+      PoolNchwStacked<Cfg>(d, a);
+    } else {
+      PoolNchw<Cfg>(d, a);
+    }
   } else {
     PoolNhwc<Cfg>(d, a);
   }
