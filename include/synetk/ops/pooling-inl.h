@@ -127,6 +127,7 @@ template <typename T, class Format>
 struct PoolOps<detail::PoolCfg<true, T, Format>> {
   static constexpr Encoding kEnc = ElementTraits<T>::kEncoding;
   using L = typename MaxLaneOf<kEnc>::type;
+  static constexpr bool kOrderFree = true;  // Combine is associative and commutative
 
   // Sign-magnitude 16-bit floats -> two's complement keys (negative values
   // get their magnitude bits flipped); the map is its own inverse.
@@ -165,6 +166,7 @@ struct PoolOps<detail::PoolCfg<true, T, Format>> {
 template <typename T, class Format>
 struct PoolOps<detail::PoolCfg<false, T, Format>> {
   using L = float;
+  static constexpr bool kOrderFree = false;  // fp32 sums: keep one order in every path
   template <class D>
   static HWY_INLINE hn::Vec<D> Identity(D d) {
     return hn::Zero(d);
@@ -228,6 +230,18 @@ HWY_INLINE hn::Vec<D> PoolRowStrided(D d, const typename Ops::L* r, size_t kBegi
   using V = hn::Vec<D>;
   if (sX == 1) {
     V acc = hn::LoadU(d, r + kBegin);
+    if constexpr (Ops::kOrderFree) {  // two chains: max does not care about order
+      if (kEnd - kBegin >= 2) {
+        V acc2 = hn::LoadU(d, r + kBegin + 1);
+        size_t k = kBegin + 2;
+        for (; k + 2 <= kEnd; k += 2) {
+          acc = Ops::Combine(acc, hn::LoadU(d, r + k));
+          acc2 = Ops::Combine(acc2, hn::LoadU(d, r + k + 1));
+        }
+        if (k < kEnd) acc = Ops::Combine(acc, hn::LoadU(d, r + k));
+        return Ops::Combine(acc, acc2);
+      }
+    }
     for (size_t k = kBegin + 1; k < kEnd; ++k) acc = Ops::Combine(acc, hn::LoadU(d, r + k));
     return acc;
   }
