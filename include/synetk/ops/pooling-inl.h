@@ -471,6 +471,20 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
   hn::StoreU(ident, d, R + rowLen - N);
   L* pix = a.pool3d ? PoolScratch<L, 1>(PoolRoundUp(C, N) + N) : nullptr;
+  // Stride 1 (2D, small kernel): output element j of a row reads R[j + k*C],
+  // so the row is one flat pass however few channels there are.
+  const size_t rowOut = a.dstW * C;
+  const bool flat = a.sX == 1 && !a.pool3d && a.kX <= kPoolStackedMaxKernel;
+  L* widths = nullptr;  // average with excludePad: clipped width per element
+  if constexpr (!Cfg::isMax) {
+    if (flat && a.excludePad) {
+      widths = PoolScratch<L, 2>(PoolRoundUp(rowOut, N));
+      for (size_t j = 0; j < PoolRoundUp(rowOut, N); ++j) {
+        widths[j] = j < rowOut
+            ? static_cast<L>(detail::PoolWindow(j / C, a.sX, a.pX, a.kX, W).Size()) : L(1);
+      }
+    }
+  }
   L* row = R + a.pX * C;
   const hn::CappedTag<L, 1> d1;
   for (size_t dy = 0; dy < a.dstH; ++dy) {
@@ -484,6 +498,31 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       hn::StoreU(acc, d, row + j);
     }
     hn::StoreU(ident, d, row + rowElems);  // lanes past the row
+    if (flat) {
+      const size_t base = dy * rowOut;
+      for (size_t j = 0; j < rowOut; j += N) {
+        const L* r = R + j;
+        V acc = hn::LoadU(d, r);
+        if constexpr (Ops::kOrderFree) {  // max: two dependency chains
+          V acc2 = acc;
+          size_t k = 1;
+          for (; k + 2 <= a.kX; k += 2) {
+            acc = Ops::Combine(acc, hn::LoadU(d, r + k * C));
+            acc2 = Ops::Combine(acc2, hn::LoadU(d, r + (k + 1) * C));
+          }
+          if (k < a.kX) acc = Ops::Combine(acc, hn::LoadU(d, r + k * C));
+          acc = Ops::Combine(acc, acc2);
+        } else {
+          for (size_t k = 1; k < a.kX; ++k) acc = Ops::Combine(acc, hn::LoadU(d, r + k * C));
+          const V hy = hn::Set(d, static_cast<L>(wy.Size()));
+          acc = hn::Div(acc, a.excludePad ? hn::Mul(hy, hn::LoadU(d, widths + j))
+                                          : hn::Set(d, a.divisor));
+        }
+        // Lanes past the row land on outputs written later.
+        PoolStoreDst<Ops>(d, acc, a.dst + base + j, dstTotal - (base + j));
+      }
+      continue;
+    }
     for (size_t dx = 0; dx < a.dstW; ++dx) {
       const L* r = R + dx * a.sX * C;
       float area = a.divisor;
