@@ -179,6 +179,10 @@ std::vector<PoolGeom> Geometries2D(bool bytes) {
   v.push_back(Geom2D(24, 14, 14, 2, 2, 2, 2, 0, 0, false, false));
   v.push_back(Geom2D(8, 13, 13, 5, 5, 1, 1, 2, 2, false, false));  // YOLO SPP
   v.push_back(Geom2D(40, 7, 7, 7, 7, 1, 1, 0, 0, false, false));   // global
+  v.push_back(Geom2D(33, 5, 13, 5, 13, 1, 1, 0, 0, false, false));  // global, other sizes
+  v.push_back(Geom2D(65, 3, 4, 4, 6, 2, 3, 1, 2, false, false));
+  v.push_back(Geom2D(5, 9, 9, 9, 9, 1, 1, 0, 0, false, false));
+  v.push_back(Geom2D(7, 1, 1, 1, 1, 1, 1, 0, 0, false, false));
   v.push_back(Geom2D(3, 30, 31, 3, 3, 2, 2, 1, 1, true, true));
   return v;
 }

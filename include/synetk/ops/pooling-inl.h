@@ -556,6 +556,39 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   }
 }
 
+// NCHW max over whole planes (global pooling): each plane is contiguous, so
+// it is reduced flat, then across lanes.
+template <class Cfg, class D>
+void PoolNchwGlobalMax(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t plane = a.srcH * a.srcW, srcTotal = a.srcC * plane;
+  const hn::CappedTag<L, 16 / sizeof(L)> dq;  // at most 128 bits: divides N
+  const size_t NQ = hn::Lanes(dq);
+  const hn::CappedTag<L, 1> d1;
+  const V ident = Ops::Identity(d);
+  HWY_ALIGN L buf[kMaxLanes<L>];
+  for (size_t c = 0; c < a.srcC; ++c) {
+    const size_t o = c * plane;
+    V acc = ident;
+    size_t i = 0;
+    for (; i + N <= plane; i += N) acc = Ops::Combine(acc, Ops::Load(d, a.src + o + i));
+    if (i < plane) {  // lanes past the plane belong to the next one
+      const V t = PoolLoadSrc<Ops>(d, a.src + o + i, srcTotal - (o + i));
+      acc = Ops::Combine(acc, hn::IfThenElse(hn::FirstN(d, plane - i), t, ident));
+    }
+    hn::Store(acc, d, buf);
+    auto q = hn::Load(dq, buf);
+    for (size_t j = NQ; j < N; j += NQ) q = Ops::Combine(q, hn::Load(dq, buf + j));
+    hn::Store(q, dq, buf);
+    auto m = hn::Load(d1, buf);
+    for (size_t j = 1; j < NQ; ++j) m = Ops::Combine(m, hn::Load(d1, buf + j));
+    Ops::Store(d1, m, a.dst + c);
+  }
+}
+
 // The dispatched entry point, one instance per (operation, element, format).
 template <class Cfg>
 void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
@@ -566,7 +599,10 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
   }
   const hn::ScalableTag<L> d;
   if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
-    if (a.kX <= kPoolStackedMaxKernel) {
+    if (Cfg::isMax && !a.pool3d && a.dstH == 1 && a.dstW == 1 && a.kY - a.pY >= a.srcH &&
+        a.kX - a.pX >= a.srcW) {  // one window covering each whole plane
+      PoolNchwGlobalMax<Cfg>(d, a);
+    } else if (a.kX <= kPoolStackedMaxKernel) {
       PoolNchwStacked<Cfg>(d, a);
     } else {
       PoolNchw<Cfg>(d, a);
