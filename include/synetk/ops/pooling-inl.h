@@ -601,7 +601,12 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
   if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
     if (Cfg::isMax && !a.pool3d && a.dstH == 1 && a.dstW == 1 && a.kY - a.pY >= a.srcH &&
         a.kX - a.pX >= a.srcW) {  // one window covering each whole plane
-      PoolNchwGlobalMax<Cfg>(d, a);
+      const hn::CappedTag<L, 16 / sizeof(L)> dq;
+      if (a.srcH * a.srcW >= 2 * hn::Lanes(d)) {
+        PoolNchwGlobalMax<Cfg>(d, a);
+      } else {  // small planes: 128-bit vectors waste fewer lanes
+        PoolNchwGlobalMax<Cfg>(dq, a);
+      }
     } else if (a.kX <= kPoolStackedMaxKernel) {
       PoolNchwStacked<Cfg>(d, a);
     } else {
