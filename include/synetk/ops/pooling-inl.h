@@ -209,7 +209,8 @@ HWY_INLINE void PoolStoreDst(D d, hn::Vec<D> v, T* p, size_t avail) {
   std::memcpy(static_cast<void*>(p), buf, avail * sizeof(T));
 }
 
-// A per-thread scratch buffer of at least n lanes (slot selects one of two).
+// A per-thread scratch buffer of at least n elements; kSlot tells apart the
+// buffers one call uses at the same time.
 // Its size is bounded by a few rows of the largest call on this thread.
 template <typename L, int kSlot>
 HWY_INLINE L* PoolScratch(size_t n) {
