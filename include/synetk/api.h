@@ -12,6 +12,7 @@
 #include "synetk/ops/gather.h"
 #include "synetk/ops/normalize.h"
 #include "synetk/ops/quant.h"
+#include "synetk/ops/pooling.h"
 
 SYNETK_NAMESPACE_BEGIN
 

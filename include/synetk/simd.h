@@ -13,5 +13,6 @@
 #include "synetk/compat/gather.h"
 #include "synetk/compat/normalize.h"
 #include "synetk/compat/quant.h"
+#include "synetk/compat/pooling.h"
 
 #endif  // SYNETK_SIMD_H_

@@ -11,3 +11,4 @@
 #include "synetk/ops/gather-inl.h"
 #include "synetk/ops/normalize-inl.h"
 #include "synetk/ops/quant-inl.h"
+#include "synetk/ops/pooling-inl.h"

@@ -1,0 +1,625 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Pooling layers (average, max 2D/3D): per-target kernels. One body serves
+// every target, element type and format. Public functors are in pooling.h.
+//
+// Algorithm (separable, so overlapping windows share work):
+//  1. vertical: for one output row, reduce the clipped input rows (and, in 3D
+//     max pooling, the clipped channel window in NCHW) into a padded row
+//     buffer R, vectorized along the contiguous axis (W in NCHW, W*C in NHWC);
+//  2. horizontal: reduce kernelX entries of R per output, vectorized across
+//     output columns in NCHW (stride 2..4 by LoadInterleaved, larger strides
+//     by a small gather) and across channels in NHWC.
+// R carries identity elements (-inf / lowest key / 0) in its padding, so the
+// horizontal step never clips. Max pooling works on order-preserving keys of
+// the stored bits (bf16/f16: sign-magnitude -> two's complement), so its
+// output is always one of the inputs, bit for bit.
+
+#ifndef SYNETK_OPS_POOLING_ARGS_
+#define SYNETK_OPS_POOLING_ARGS_
+#include <cstddef>
+
+#include "synetk/format.h"
+
+namespace synetk {
+namespace detail {
+
+// Everything a pooling kernel needs, validated and normalized by the
+// front-end (see NormalizePoolAxis in pooling.h).
+template <typename T>
+struct PoolArgs {
+  const T* src = nullptr;
+  T* dst = nullptr;
+  size_t srcC = 0, srcH = 0, srcW = 0;
+  size_t dstC = 0, dstH = 0, dstW = 0;
+  size_t kC = 1, kY = 1, kX = 1;
+  size_t sC = 1, sY = 1, sX = 1;
+  size_t pC = 0, pY = 0, pX = 0;
+  bool pool3d = false;      // channels are pooled too (max only)
+  bool excludePad = false;  // average: divide by the clipped area
+  float divisor = 1.0f;     // average without excludePad: kernelY*kernelX
+  bool direct = false;      // geometry too large for row buffers: direct loop
+};
+
+template <bool kMax, typename T, class Format>
+struct PoolCfg {
+  static constexpr bool isMax = kMax;
+  using Elem = T;
+  using Fmt = Format;
+};
+
+// Clipped window [begin, end) along one axis for output index d: the window
+// starts at d*stride - pad (signed), spans `kernel`, and is clipped to
+// [0, size). The front-end guarantees it is non-empty and d*stride fits.
+struct PoolWindow {
+  size_t begin, end;
+  PoolWindow(size_t d, size_t stride, size_t pad, size_t kernel, size_t size) {
+    const size_t s = d * stride;
+    if (s >= pad) {
+      begin = s - pad;
+      end = kernel >= size - begin ? size : begin + kernel;
+    } else {
+      begin = 0;
+      const size_t left = kernel - (pad - s);  // pad < kernel
+      end = left < size ? left : size;
+    }
+  }
+  size_t Size() const { return end - begin; }
+};
+
+}  // namespace detail
+}  // namespace synetk
+#endif  // SYNETK_OPS_POOLING_ARGS_
+
+#if defined(SYNETK_OPS_POOLING_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SYNETK_OPS_POOLING_INL_H_
+#undef SYNETK_OPS_POOLING_INL_H_
+#else
+#define SYNETK_OPS_POOLING_INL_H_
+#endif
+
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include <hwy/highway.h>
+
+#include "synetk/detail/abi.h"
+#include "synetk/detail/elements-inl.h"
+#include "synetk/element.h"
+
+HWY_BEFORE_NAMESPACE();
+SYNETK_NAMESPACE_BEGIN
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The lane type max pooling compares in: the stored bits, as keys whose
+// integer order is the numeric order.
+template <Encoding E>
+struct MaxLaneOf;
+template <>
+struct MaxLaneOf<Encoding::kFloat32> {
+  using type = float;
+};
+template <>
+struct MaxLaneOf<Encoding::kBFloat16> {
+  using type = int16_t;
+};
+template <>
+struct MaxLaneOf<Encoding::kFloat16> {
+  using type = int16_t;
+};
+template <>
+struct MaxLaneOf<Encoding::kUint8> {
+  using type = uint8_t;
+};
+template <>
+struct MaxLaneOf<Encoding::kInt8> {
+  using type = int8_t;
+};
+
+// Per-operation element access and reduction. L is the lane type of the row
+// buffers; Load/Store convert between T in memory and L lanes.
+template <class Cfg>
+struct PoolOps;
+
+template <typename T, class Format>
+struct PoolOps<detail::PoolCfg<true, T, Format>> {
+  static constexpr Encoding kEnc = ElementTraits<T>::kEncoding;
+  using L = typename MaxLaneOf<kEnc>::type;
+  static constexpr bool kOrderFree = true;  // Combine is associative and commutative
+
+  // Sign-magnitude 16-bit floats -> two's complement keys (negative values
+  // get their magnitude bits flipped); the map is its own inverse.
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Key16(D d, hn::Vec<D> x) {
+    return hn::Xor(x, hn::And(hn::ShiftRight<15>(x), hn::Set(d, int16_t{0x7FFF})));
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Identity(D d) {
+    if constexpr (std::is_same_v<L, float>) {
+      return hn::Set(d, -std::numeric_limits<float>::infinity());
+    } else {
+      return hn::Set(d, std::numeric_limits<L>::lowest());
+    }
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Load(D d, const T* p) {
+    const hn::Vec<D> v = hn::LoadU(d, reinterpret_cast<const L*>(p));
+    if constexpr (std::is_same_v<L, int16_t>) {
+      return Key16(d, v);
+    } else {
+      return v;
+    }
+  }
+  template <class D>
+  static HWY_INLINE void Store(D d, hn::Vec<D> v, T* p) {
+    if constexpr (std::is_same_v<L, int16_t>) v = Key16(d, v);
+    hn::StoreU(v, d, reinterpret_cast<L*>(p));
+  }
+  template <class V>
+  static HWY_INLINE V Combine(V a, V b) {
+    return hn::Max(a, b);
+  }
+};
+
+template <typename T, class Format>
+struct PoolOps<detail::PoolCfg<false, T, Format>> {
+  using L = float;
+  static constexpr bool kOrderFree = false;  // fp32 sums: keep one order in every path
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Identity(D d) {
+    return hn::Zero(d);
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Load(D d, const T* p) {
+    return LoadF32(d, p);
+  }
+  template <class D>
+  static HWY_INLINE void Store(D d, hn::Vec<D> v, T* p) {
+    StoreF32(d, v, p);
+  }
+  template <class V>
+  static HWY_INLINE V Combine(V a, V b) {
+    return hn::Add(a, b);
+  }
+};
+
+// Loads Lanes(d) elements at p, of which only `avail` (>= 1) may be read;
+// lanes past `avail` are unspecified.
+template <class Ops, class D, typename T>
+HWY_INLINE hn::Vec<D> PoolLoadSrc(D d, const T* p, size_t avail) {
+  const size_t N = hn::Lanes(d);
+  if (HWY_LIKELY(avail >= N)) return Ops::Load(d, p);
+  HWY_ALIGN T buf[kMaxLanes<typename Ops::L>] = {};
+  std::memcpy(static_cast<void*>(buf), p, avail * sizeof(T));
+  return Ops::Load(d, buf);
+}
+
+// Stores Lanes(d) elements at p, of which only `avail` (>= 1) may be written.
+template <class Ops, class D, typename T>
+HWY_INLINE void PoolStoreDst(D d, hn::Vec<D> v, T* p, size_t avail) {
+  const size_t N = hn::Lanes(d);
+  if (HWY_LIKELY(avail >= N)) {
+    Ops::Store(d, v, p);
+    return;
+  }
+  HWY_ALIGN T buf[kMaxLanes<typename Ops::L>];
+  Ops::Store(d, v, buf);
+  std::memcpy(static_cast<void*>(p), buf, avail * sizeof(T));
+}
+
+// A per-thread scratch buffer of at least n elements; kSlot tells apart the
+// buffers one call uses at the same time.
+// Its size is bounded by a few rows of the largest call on this thread.
+template <typename L, int kSlot>
+HWY_INLINE L* PoolScratch(size_t n) {
+  thread_local std::vector<L> buf;
+  if (buf.size() < n) buf.resize(n);
+  return buf.data();
+}
+
+inline size_t PoolRoundUp(size_t x, size_t n) { return (x + n - 1) / n * n; }
+
+// Horizontal step in NCHW: lane i of the result reduces r[i*sX + k] for
+// kBegin <= k < kEnd (r points at the first output column's padded window
+// start; the k outside [kBegin, kEnd) read padding in every lane).
+template <class Ops, class D>
+HWY_INLINE hn::Vec<D> PoolRowStrided(D d, const typename Ops::L* r, size_t kBegin,
+                                     size_t kEnd, size_t sX) {
+  using L = typename Ops::L;
+  using V = hn::Vec<D>;
+  if (sX == 1) {
+    V acc = hn::LoadU(d, r + kBegin);
+    if constexpr (Ops::kOrderFree) {  // two chains: max does not care about order
+      if (kEnd - kBegin >= 2) {
+        V acc2 = hn::LoadU(d, r + kBegin + 1);
+        size_t k = kBegin + 2;
+        for (; k + 2 <= kEnd; k += 2) {
+          acc = Ops::Combine(acc, hn::LoadU(d, r + k));
+          acc2 = Ops::Combine(acc2, hn::LoadU(d, r + k + 1));
+        }
+        if (k < kEnd) acc = Ops::Combine(acc, hn::LoadU(d, r + k));
+        return Ops::Combine(acc, acc2);
+      }
+    }
+    for (size_t k = kBegin + 1; k < kEnd; ++k) acc = Ops::Combine(acc, hn::LoadU(d, r + k));
+    return acc;
+  }
+  V acc = Ops::Identity(d);
+  if (sX == 2) {
+    for (size_t k = kBegin; k < kEnd; k += 2) {
+      V a, b;
+      hn::LoadInterleaved2(d, r + k, a, b);
+      acc = Ops::Combine(acc, a);
+      if (k + 1 < kEnd) acc = Ops::Combine(acc, b);
+    }
+  } else if (sX == 3) {
+    for (size_t k = kBegin; k < kEnd; k += 3) {
+      V a, b, c;
+      hn::LoadInterleaved3(d, r + k, a, b, c);
+      acc = Ops::Combine(acc, a);
+      if (k + 1 < kEnd) acc = Ops::Combine(acc, b);
+      if (k + 2 < kEnd) acc = Ops::Combine(acc, c);
+    }
+  } else if (sX == 4) {
+    for (size_t k = kBegin; k < kEnd; k += 4) {
+      V a, b, c, e;
+      hn::LoadInterleaved4(d, r + k, a, b, c, e);
+      acc = Ops::Combine(acc, a);
+      if (k + 1 < kEnd) acc = Ops::Combine(acc, b);
+      if (k + 2 < kEnd) acc = Ops::Combine(acc, c);
+      if (k + 3 < kEnd) acc = Ops::Combine(acc, e);
+    }
+  } else {
+    const size_t N = hn::Lanes(d);
+    HWY_ALIGN L buf[kMaxLanes<L>];
+    for (size_t k = kBegin; k < kEnd; ++k) {
+      for (size_t i = 0; i < N; ++i) buf[i] = r[i * sX + k];
+      acc = Ops::Combine(acc, hn::Load(d, buf));
+    }
+  }
+  return acc;
+}
+
+// Direct evaluation, one output at a time, for geometry whose row buffers
+// would be out of proportion to the tensors (huge padding).
+template <class Cfg>
+void PoolDirect(const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  constexpr bool kNhwc = std::is_same_v<typename Cfg::Fmt, Nhwc>;
+  const hn::CappedTag<L, 1> d1;
+  const size_t C = a.srcC, H = a.srcH, W = a.srcW;
+  auto srcAt = [&](size_t c, size_t y, size_t x) {
+    return kNhwc ? (y * W + x) * C + c : (c * H + y) * W + x;
+  };
+  for (size_t dc = 0; dc < a.dstC; ++dc) {
+    const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, C);
+    for (size_t dy = 0; dy < a.dstH; ++dy) {
+      const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, H);
+      for (size_t dx = 0; dx < a.dstW; ++dx) {
+        const detail::PoolWindow wx(dx, a.sX, a.pX, a.kX, W);
+        auto acc = Ops::Identity(d1);
+        for (size_t c = wc.begin; c < wc.end; ++c)
+          for (size_t y = wy.begin; y < wy.end; ++y)
+            for (size_t x = wx.begin; x < wx.end; ++x)
+              acc = Ops::Combine(acc, Ops::Load(d1, a.src + srcAt(c, y, x)));
+        if constexpr (!Cfg::isMax) {  // average
+          const float area = a.excludePad ? static_cast<float>(wy.Size() * wx.Size()) : a.divisor;
+          acc = hn::Div(acc, hn::Set(d1, area));
+        }
+        const size_t o = kNhwc ? (dy * a.dstW + dx) * a.dstC + dc : (dc * a.dstH + dy) * a.dstW + dx;
+        Ops::Store(d1, acc, a.dst + o);
+      }
+    }
+  }
+}
+
+// NCHW with small kernels: the padded rows of a block of output rows are
+// stacked in R, each segment Wseg = G*sX lanes long (G >= dstW outputs, the
+// extra ones unused), so that output j of the block reads R[j*sX + k]: one
+// flat, vectorized horizontal pass per block however narrow the rows are.
+// Reads of real outputs stay inside their segment or the next segment's left
+// padding, which always holds identity elements.
+inline constexpr size_t kPoolStackedMaxKernel = 32;
+
+template <class Cfg, class D>
+void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  using T = typename Cfg::Elem;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t H = a.srcH, W = a.srcW, plane = H * W;
+  const size_t srcTotal = a.srcC * plane, dstTotal = a.dstC * a.dstH * a.dstW;
+  const size_t need = HWY_MAX(a.pX + W, (a.dstW - 1) * a.sX + a.kX - a.pX);
+  const size_t G = (need + a.sX - 1) / a.sX, Wseg = G * a.sX;
+  const size_t B = HWY_MAX(size_t{1}, HWY_MIN(a.dstH, 4096 / Wseg));  // rows per block
+  const size_t flat = PoolRoundUp(B * G, N);
+  const size_t rowLen = flat * a.sX + a.kX + (a.sX + 3) * N + Wseg + PoolRoundUp(W, N);
+  L* R = PoolScratch<L, 0>(rowLen);
+  const V ident = Ops::Identity(d);
+  for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
+  hn::StoreU(ident, d, R + rowLen - N);
+  const bool direct = G == a.dstW;  // block outputs are contiguous in dst
+  T* O = direct ? nullptr : PoolScratch<T, 1>(flat);
+  // Average with excludePad: the clipped area of every output of a plane.
+  L* areas = nullptr;
+  if constexpr (!Cfg::isMax) {
+    if (a.excludePad) {
+      areas = PoolScratch<L, 2>(PoolRoundUp(a.dstH * G, N) + flat);
+      for (size_t dy = 0; dy < a.dstH; ++dy) {
+        const size_t hy = detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size();
+        for (size_t g = 0; g < G; ++g) {
+          areas[dy * G + g] = g < a.dstW
+              ? static_cast<L>(hy * detail::PoolWindow(g, a.sX, a.pX, a.kX, W).Size()) : L(1);
+        }
+      }
+      for (size_t i = a.dstH * G; i < PoolRoundUp(a.dstH * G, N) + flat; ++i) areas[i] = L(1);
+    }
+  }
+  for (size_t dc = 0; dc < a.dstC; ++dc) {
+    const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, a.srcC);
+    for (size_t dy0 = 0; dy0 < a.dstH; dy0 += B) {
+      const size_t nb = HWY_MIN(B, a.dstH - dy0);
+      for (size_t b = 0; b < nb; ++b) {
+        const detail::PoolWindow wy(dy0 + b, a.sY, a.pY, a.kY, H);
+        L* seg = R + b * Wseg + a.pX;
+        for (size_t x = 0; x < W; x += N) {
+          V acc = ident;
+          for (size_t c = wc.begin; c < wc.end; ++c) {
+            for (size_t y = wy.begin; y < wy.end; ++y) {
+              const size_t o = c * plane + y * W + x;
+              acc = Ops::Combine(acc, PoolLoadSrc<Ops>(d, a.src + o, srcTotal - o));
+            }
+          }
+          hn::StoreU(acc, d, seg + x);
+        }
+        hn::StoreU(ident, d, seg + W);  // lanes past W: restore the padding
+      }
+      const size_t base = (dc * a.dstH + dy0) * a.dstW;
+      for (size_t j = 0; j < nb * G; j += N) {
+        V v = PoolRowStrided<Ops>(d, R + j * a.sX, 0, a.kX, a.sX);
+        if constexpr (!Cfg::isMax) {  // average: divide by the window's area
+          v = hn::Div(v, a.excludePad ? hn::LoadU(d, areas + dy0 * G + j) : hn::Set(d, a.divisor));
+        }
+        if (direct) {
+          // Lanes past the block land on outputs written later.
+          PoolStoreDst<Ops>(d, v, a.dst + base + j, dstTotal - (base + j));
+        } else {
+          Ops::Store(d, v, O + j);
+        }
+      }
+      if (!direct) {
+        for (size_t b = 0; b < nb; ++b) {
+          std::memcpy(static_cast<void*>(a.dst + base + b * a.dstW), O + b * G, a.dstW * sizeof(T));
+        }
+      }
+    }
+  }
+}
+
+template <class Cfg, class D>
+void PoolNchw(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t H = a.srcH, W = a.srcW, plane = H * W;
+  const size_t srcTotal = a.srcC * plane, dstTotal = a.dstC * a.dstH * a.dstW;
+  const size_t nDx = PoolRoundUp(a.dstW, N), wUp = PoolRoundUp(W, N);
+  const size_t rowLen = a.pX + wUp + nDx * a.sX + a.kX + (a.sX + 3) * N;
+  L* R = PoolScratch<L, 0>(rowLen);
+  const V ident = Ops::Identity(d);
+  for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
+  hn::StoreU(ident, d, R + rowLen - N);
+  // Average with excludePad: clipped widths of the output columns.
+  L* widths = nullptr;
+  if constexpr (!Cfg::isMax) {
+    widths = PoolScratch<L, 1>(nDx);
+    for (size_t dx = 0; dx < nDx; ++dx) {
+      widths[dx] = dx < a.dstW ? static_cast<L>(detail::PoolWindow(dx, a.sX, a.pX, a.kX, W).Size()) : L(1);
+    }
+  }
+  L* row = R + a.pX;
+  for (size_t dc = 0; dc < a.dstC; ++dc) {
+    const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, a.srcC);
+    for (size_t dy = 0; dy < a.dstH; ++dy) {
+      const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, H);
+      for (size_t x = 0; x < W; x += N) {
+        V acc = ident;
+        for (size_t c = wc.begin; c < wc.end; ++c) {
+          for (size_t y = wy.begin; y < wy.end; ++y) {
+            const size_t o = c * plane + y * W + x;
+            acc = Ops::Combine(acc, PoolLoadSrc<Ops>(d, a.src + o, srcTotal - o));
+          }
+        }
+        hn::StoreU(acc, d, row + x);
+      }
+      hn::StoreU(ident, d, row + W);  // lanes past W came from the next row
+      const size_t base = (dc * a.dstH + dy) * a.dstW;
+      for (size_t dx = 0; dx < a.dstW; dx += N) {
+        // Window offsets k that reach input columns in some lane.
+        const size_t lastStart = (dx + N - 1) * a.sX;
+        const size_t kBegin = a.pX > lastStart ? a.pX - lastStart : 0;
+        const size_t kEnd = HWY_MIN(a.kX, a.pX + W - dx * a.sX);
+        V v = PoolRowStrided<Ops>(d, R + dx * a.sX, kBegin, kEnd, a.sX);
+        if constexpr (!Cfg::isMax) {  // average: divide by the window's area
+          const V hy = hn::Set(d, static_cast<L>(wy.Size()));
+          v = hn::Div(v, a.excludePad ? hn::Mul(hy, hn::LoadU(d, widths + dx))
+                                      : hn::Set(d, a.divisor));
+        }
+        // Lanes past dstW land in the next row, which is written later.
+        PoolStoreDst<Ops>(d, v, a.dst + base + dx, dstTotal - (base + dx));
+      }
+    }
+  }
+}
+
+template <class Cfg, class D>
+void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t C = a.srcC, W = a.srcW, rowElems = W * C;
+  const size_t srcTotal = a.srcH * rowElems, dstTotal = a.dstH * a.dstW * a.dstC;
+  const size_t pixels = a.pX + W + a.dstW * a.sX + a.kX;
+  const size_t rowLen = pixels * C + PoolRoundUp(rowElems, N) - rowElems + 3 * N;
+  L* R = PoolScratch<L, 0>(rowLen);
+  const V ident = Ops::Identity(d);
+  for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
+  hn::StoreU(ident, d, R + rowLen - N);
+  L* pix = a.pool3d ? PoolScratch<L, 1>(PoolRoundUp(C, N) + N) : nullptr;
+  // Stride 1 (2D, small kernel): output element j of a row reads R[j + k*C],
+  // so the row is one flat pass however few channels there are.
+  const size_t rowOut = a.dstW * C;
+  const bool flat = a.sX == 1 && !a.pool3d && a.kX <= kPoolStackedMaxKernel;
+  L* widths = nullptr;  // average with excludePad: clipped width per element
+  if constexpr (!Cfg::isMax) {
+    if (flat && a.excludePad) {
+      widths = PoolScratch<L, 2>(PoolRoundUp(rowOut, N));
+      for (size_t j = 0; j < PoolRoundUp(rowOut, N); ++j) {
+        widths[j] = j < rowOut
+            ? static_cast<L>(detail::PoolWindow(j / C, a.sX, a.pX, a.kX, W).Size()) : L(1);
+      }
+    }
+  }
+  L* row = R + a.pX * C;
+  const hn::CappedTag<L, 1> d1;
+  for (size_t dy = 0; dy < a.dstH; ++dy) {
+    const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, a.srcH);
+    for (size_t j = 0; j < rowElems; j += N) {
+      V acc = ident;
+      for (size_t y = wy.begin; y < wy.end; ++y) {
+        const size_t o = y * rowElems + j;
+        acc = Ops::Combine(acc, PoolLoadSrc<Ops>(d, a.src + o, srcTotal - o));
+      }
+      hn::StoreU(acc, d, row + j);
+    }
+    hn::StoreU(ident, d, row + rowElems);  // lanes past the row
+    if (flat) {
+      const size_t base = dy * rowOut;
+      for (size_t j = 0; j < rowOut; j += N) {
+        const L* r = R + j;
+        V acc = hn::LoadU(d, r);
+        if constexpr (Ops::kOrderFree) {  // max: two dependency chains
+          V acc2 = acc;
+          size_t k = 1;
+          for (; k + 2 <= a.kX; k += 2) {
+            acc = Ops::Combine(acc, hn::LoadU(d, r + k * C));
+            acc2 = Ops::Combine(acc2, hn::LoadU(d, r + (k + 1) * C));
+          }
+          if (k < a.kX) acc = Ops::Combine(acc, hn::LoadU(d, r + k * C));
+          acc = Ops::Combine(acc, acc2);
+        } else {
+          for (size_t k = 1; k < a.kX; ++k) acc = Ops::Combine(acc, hn::LoadU(d, r + k * C));
+          const V hy = hn::Set(d, static_cast<L>(wy.Size()));
+          acc = hn::Div(acc, a.excludePad ? hn::Mul(hy, hn::LoadU(d, widths + j))
+                                          : hn::Set(d, a.divisor));
+        }
+        // Lanes past the row land on outputs written later.
+        PoolStoreDst<Ops>(d, acc, a.dst + base + j, dstTotal - (base + j));
+      }
+      continue;
+    }
+    for (size_t dx = 0; dx < a.dstW; ++dx) {
+      const L* r = R + dx * a.sX * C;
+      float area = a.divisor;
+      if (!Cfg::isMax && a.excludePad) {
+        area = static_cast<float>(wy.Size() * detail::PoolWindow(dx, a.sX, a.pX, a.kX, W).Size());
+      }
+      const size_t base = (dy * a.dstW + dx) * a.dstC;
+      // The window's offsets that reach input columns.
+      const size_t kBegin = a.pX > dx * a.sX ? a.pX - dx * a.sX : 0;
+      const size_t kEnd = HWY_MIN(a.kX, a.pX + W - dx * a.sX);
+      for (size_t c = 0; c < C; c += N) {
+        V acc = hn::LoadU(d, r + kBegin * C + c);
+        for (size_t k = kBegin + 1; k < kEnd; ++k) acc = Ops::Combine(acc, hn::LoadU(d, r + k * C + c));
+        if (a.pool3d) {
+          hn::StoreU(acc, d, pix + c);
+          continue;
+        }
+        if constexpr (!Cfg::isMax) acc = hn::Div(acc, hn::Set(d, area));
+        // Lanes past C land in the next pixel, which is written later.
+        PoolStoreDst<Ops>(d, acc, a.dst + base + c, dstTotal - (base + c));
+      }
+      if (a.pool3d) {
+        for (size_t dc = 0; dc < a.dstC; ++dc) {
+          const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, C);
+          auto m = hn::LoadU(d1, pix + wc.begin);
+          for (size_t c = wc.begin + 1; c < wc.end; ++c) m = Ops::Combine(m, hn::LoadU(d1, pix + c));
+          Ops::Store(d1, m, a.dst + base + dc);
+        }
+      }
+    }
+  }
+}
+
+// NCHW max over whole planes (global pooling): each plane is contiguous, so
+// it is reduced flat, then across lanes.
+template <class Cfg, class D>
+void PoolNchwGlobalMax(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t plane = a.srcH * a.srcW, srcTotal = a.srcC * plane;
+  const hn::CappedTag<L, 16 / sizeof(L)> dq;  // at most 128 bits: divides N
+  const size_t NQ = hn::Lanes(dq);
+  const hn::CappedTag<L, 1> d1;
+  const V ident = Ops::Identity(d);
+  HWY_ALIGN L buf[kMaxLanes<L>];
+  for (size_t c = 0; c < a.srcC; ++c) {
+    const size_t o = c * plane;
+    V acc = ident;
+    size_t i = 0;
+    for (; i + N <= plane; i += N) acc = Ops::Combine(acc, Ops::Load(d, a.src + o + i));
+    if (i < plane) {  // lanes past the plane belong to the next one
+      const V t = PoolLoadSrc<Ops>(d, a.src + o + i, srcTotal - (o + i));
+      acc = Ops::Combine(acc, hn::IfThenElse(hn::FirstN(d, plane - i), t, ident));
+    }
+    hn::Store(acc, d, buf);
+    auto q = hn::Load(dq, buf);
+    for (size_t j = NQ; j < N; j += NQ) q = Ops::Combine(q, hn::Load(dq, buf + j));
+    hn::Store(q, dq, buf);
+    auto m = hn::Load(d1, buf);
+    for (size_t j = 1; j < NQ; ++j) m = Ops::Combine(m, hn::Load(d1, buf + j));
+    Ops::Store(d1, m, a.dst + c);
+  }
+}
+
+// The dispatched entry point, one instance per (operation, element, format).
+template <class Cfg>
+void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using L = typename PoolOps<Cfg>::L;
+  if (a.direct) {
+    PoolDirect<Cfg>(a);
+    return;
+  }
+  const hn::ScalableTag<L> d;
+  if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
+    if (Cfg::isMax && !a.pool3d && a.dstH == 1 && a.dstW == 1 && a.kY - a.pY >= a.srcH &&
+        a.kX - a.pX >= a.srcW) {  // one window covering each whole plane
+      const hn::CappedTag<L, 16 / sizeof(L)> dq;
+      if (a.srcH * a.srcW >= 2 * hn::Lanes(d)) {
+        PoolNchwGlobalMax<Cfg>(d, a);
+      } else {  // small planes: 128-bit vectors waste fewer lanes
+        PoolNchwGlobalMax<Cfg>(dq, a);
+      }
+    } else if (a.kX <= kPoolStackedMaxKernel) {
+      PoolNchwStacked<Cfg>(d, a);
+    } else {
+      PoolNchw<Cfg>(d, a);
+    }
+  } else {
+    PoolNhwc<Cfg>(d, a);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+SYNETK_NAMESPACE_END
+HWY_AFTER_NAMESPACE();
+
+#endif  // toggle guard

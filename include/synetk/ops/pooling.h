@@ -1,0 +1,197 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Pooling layers (average; max 2D and 3D): public functors. Included by
+// synetk.h after every target's kernels exist (HWY_ONCE); do not include
+// directly.
+#ifndef SYNETK_OPS_POOLING_H_
+#define SYNETK_OPS_POOLING_H_
+
+#include <algorithm>
+#include <string>
+
+#include "synetk/detail/check.h"
+#include "synetk/detail/dispatch.h"
+#include "synetk/element.h"
+#include "synetk/format.h"
+
+SYNETK_NAMESPACE_BEGIN
+namespace impl {
+
+// Padding beyond which the row buffers would be out of proportion to the
+// tensors; such (legal but odd) geometry takes the direct loop.
+inline constexpr size_t kPoolMaxBufferedPad = 4096;
+
+// One axis of the pooling geometry. Rejects a zero kernel, stride or size,
+// padding >= kernel, and output sizes for which the last window would lie
+// wholly past the input ((dst-1)*stride - pad >= src). The first window is
+// never empty because pad < kernel.
+struct PoolAxis {
+  const char* kernelName;
+  size_t kernel;
+  const char* strideName;
+  size_t stride;
+  const char* padName;
+  size_t pad;
+  const char* srcName;
+  size_t src;
+  const char* dstName;
+  size_t dst;
+};
+
+inline void CheckPoolAxis(const char* layer, const PoolAxis& ax) {
+  CheckPositive(layer, ax.srcName, ax.src);
+  CheckPositive(layer, ax.dstName, ax.dst);
+  CheckPositive(layer, ax.kernelName, ax.kernel);
+  CheckPositive(layer, ax.strideName, ax.stride);
+  if (ax.pad >= ax.kernel) {
+    const std::string e = std::string("< ") + ax.kernelName + " (" +
+                          std::to_string(ax.kernel) + "): padding must be smaller than the kernel";
+    Fail(layer, ax.padName, ax.pad, e.c_str());
+  }
+  const unsigned __int128 lastStart = static_cast<unsigned __int128>(ax.dst - 1) * ax.stride;
+  if (lastStart >= static_cast<unsigned __int128>(ax.src) + ax.pad) {
+    const std::string e = std::string("a size at which every window holds an input element: (") +
+                          ax.dstName + "-1)*" + ax.strideName + " - " + ax.padName + " < " +
+                          ax.srcName;
+    Fail(layer, ax.dstName, ax.dst, e.c_str());
+  }
+}
+
+// Same windows, smaller numbers: a one-output axis does not use its stride,
+// and a kernel reaching past pad + src clips to the same end.
+inline void NormalizePoolAxis(size_t& kernel, size_t& stride, size_t pad, size_t src,
+                              size_t dst) {
+  if (dst == 1) stride = 1;
+  kernel = std::min(kernel, pad + src);
+}
+
+template <bool kMax, typename T, class Format>
+inline void RunPooling(const char* layer, PoolArgs<T>& a) {
+  static_assert(kIsFormat<Format>, "Format must be synetk::Nchw or synetk::Nhwc");
+  static_assert(CheckElementLayout<T>());
+  CheckPoolAxis(layer, {"kernelY", a.kY, "strideY", a.sY, "padY", a.pY, "srcH", a.srcH, "dstH", a.dstH});
+  CheckPoolAxis(layer, {"kernelX", a.kX, "strideX", a.sX, "padX", a.pX, "srcW", a.srcW, "dstW", a.dstW});
+  if (a.pool3d) {
+    CheckPoolAxis(layer, {"kernelC", a.kC, "strideC", a.sC, "padC", a.pC, "srcC", a.srcC, "dstC", a.dstC});
+  } else {
+    CheckPositive(layer, "srcC", a.srcC);
+  }
+  const size_t srcN = CheckedProduct(layer, "srcC*srcH*srcW", {a.srcC, a.srcH, a.srcW});
+  const size_t srcBytes = CheckedBytes(layer, "srcC*srcH*srcW", srcN, sizeof(T));
+  const size_t dstN = CheckedProduct(layer, "dstC*dstH*dstW", {a.dstC, a.dstH, a.dstW});
+  const size_t dstBytes = CheckedBytes(layer, "dstC*dstH*dstW", dstN, sizeof(T));
+  // Row buffers hold a padded input row (with pad and kernel clipped to it).
+  CheckedBytes(layer, "srcW*srcC", CheckedProduct(layer, "srcW*srcC", {a.srcW, a.srcC}), 16);
+  CheckNotNull(layer, "src", a.src);
+  CheckNotNull(layer, "dst", a.dst);
+  CheckNoPartialOverlap(layer, "dst", a.dst, dstBytes, "src", a.src, srcBytes, false);
+  if (!kMax) a.divisor = static_cast<float>(static_cast<double>(a.kY) * static_cast<double>(a.kX));
+  NormalizePoolAxis(a.kY, a.sY, a.pY, a.srcH, a.dstH);
+  NormalizePoolAxis(a.kX, a.sX, a.pX, a.srcW, a.dstW);
+  NormalizePoolAxis(a.kC, a.sC, a.pC, a.srcC, a.dstC);
+  a.direct = a.pX > kPoolMaxBufferedPad;
+  using Cfg = PoolCfg<kMax, T, Format>;
+  SYNETK_DISPATCH(PoolKernel<Cfg>)(a);
+}
+
+}  // namespace impl
+
+/// Max pooling over windows of kernelY x kernelX input positions that start
+/// at (dy*strideY - padY, dx*strideX - padX) and are clipped to the input.
+/// T: float, hwy::bfloat16_t, hwy::float16_t (compared as the numbers they
+/// encode; the output is one of the inputs, bit for bit), uint8_t, int8_t.
+/// src: srcC x srcH x srcW in Format; dst: srcC x dstH x dstW (not
+/// overlapping src). The 3D overload pools across channels too, with the same
+/// window rule on (kernelC, strideC, padC) and dstC output channels.
+template <typename T, class Format>
+struct PoolingMax {
+  static constexpr const char* kLayer = "PoolingMax";
+  static_assert(ElementTraits<T>::kEncoding != Encoding::kCodec,
+                "max pooling compares stored bits: use a built-in encoding");
+
+  void operator()(const T* src, size_t srcC, size_t srcH, size_t srcW, size_t kernelY,
+                  size_t kernelX, size_t strideY, size_t strideX, size_t padY, size_t padX,
+                  T* dst, size_t dstH, size_t dstW) const {
+    impl::PoolArgs<T> a;
+    a.src = src;
+    a.dst = dst;
+    a.srcC = a.dstC = srcC;
+    a.srcH = srcH;
+    a.srcW = srcW;
+    a.dstH = dstH;
+    a.dstW = dstW;
+    a.kY = kernelY;
+    a.kX = kernelX;
+    a.sY = strideY;
+    a.sX = strideX;
+    a.pY = padY;
+    a.pX = padX;
+    impl::RunPooling<true, T, Format>(kLayer, a);
+  }
+
+  /// 3D: kernelC == 1, strideC == 1, padC == 0 is 2D pooling and then
+  /// requires dstC == srcC.
+  void operator()(const T* src, size_t srcC, size_t srcH, size_t srcW, size_t kernelC,
+                  size_t kernelY, size_t kernelX, size_t strideC, size_t strideY,
+                  size_t strideX, size_t padC, size_t padY, size_t padX, T* dst, size_t dstC,
+                  size_t dstH, size_t dstW) const {
+    impl::PoolArgs<T> a;
+    a.src = src;
+    a.dst = dst;
+    a.srcC = srcC;
+    a.dstC = dstC;
+    a.srcH = srcH;
+    a.srcW = srcW;
+    a.dstH = dstH;
+    a.dstW = dstW;
+    a.kC = kernelC;
+    a.kY = kernelY;
+    a.kX = kernelX;
+    a.sC = strideC;
+    a.sY = strideY;
+    a.sX = strideX;
+    a.pC = padC;
+    a.pY = padY;
+    a.pX = padX;
+    a.pool3d = !(kernelC == 1 && strideC == 1 && padC == 0);
+    if (!a.pool3d && dstC != srcC) {
+      impl::Fail(kLayer, "dstC", dstC,
+                 "== srcC for 2D pooling (kernelC == 1, strideC == 1, padC == 0)");
+    }
+    impl::RunPooling<true, T, Format>(kLayer, a);
+  }
+};
+
+/// Average pooling, windows as in PoolingMax. The sum over the clipped
+/// window (accumulated in fp32) is divided by the clipped area when
+/// excludePad is true, by kernelY*kernelX otherwise. T: float,
+/// hwy::bfloat16_t, hwy::float16_t or a kCodec user type.
+template <typename T, class Format>
+struct PoolingAverage {
+  static constexpr const char* kLayer = "PoolingAverage";
+  static_assert(impl::kIsFloatElement<T>, "average pooling takes float element types");
+
+  void operator()(const T* src, size_t srcC, size_t srcH, size_t srcW, size_t kernelY,
+                  size_t kernelX, size_t strideY, size_t strideX, size_t padY, size_t padX,
+                  T* dst, size_t dstH, size_t dstW, bool excludePad) const {
+    impl::PoolArgs<T> a;
+    a.src = src;
+    a.dst = dst;
+    a.srcC = a.dstC = srcC;
+    a.srcH = srcH;
+    a.srcW = srcW;
+    a.dstH = dstH;
+    a.dstW = dstW;
+    a.kY = kernelY;
+    a.kX = kernelX;
+    a.sY = strideY;
+    a.sX = strideX;
+    a.pY = padY;
+    a.pX = padX;
+    a.excludePad = excludePad;
+    impl::RunPooling<false, T, Format>(kLayer, a);
+  }
+};
+
+SYNETK_NAMESPACE_END
+
+#endif  // SYNETK_OPS_POOLING_H_

@@ -1,0 +1,403 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Pooling layers (average, max 2D/3D) against the scalar reference, on every
+// SIMD target, both formats, every element type, with guard zones.
+#include "synetk/simd.h"
+#include "synetk/synetk.h"
+
+#include "harness.h"
+#include "reference/pooling_ref.h"
+
+#include <climits>
+#include <sstream>
+#include <string>
+
+namespace {
+
+using namespace synetk_test;
+using hwy::bfloat16_t;
+using hwy::float16_t;
+using synetk_ref::PoolGeom;
+
+// Random elements: integers over their whole range, floats in [lo, hi)
+// (exact in T; the default range holds negative values).
+template <typename T>
+std::vector<T> PoolRandom(size_t n, float lo = -4.0f, float hi = 4.0f) {
+  if constexpr (std::is_integral_v<T>) {
+    std::vector<T> v(n);
+    for (auto& x : v) x = static_cast<T>(Rng()() & 0xFF);
+    return v;
+  } else {
+    return RandomElems<T>(n, lo, hi);
+  }
+}
+
+template <typename T>
+std::vector<T> Transpose(const std::vector<T>& v, size_t C, size_t S) {  // NCHW -> NHWC
+  std::vector<T> out(v.size());
+  for (size_t c = 0; c < C; ++c)
+    for (size_t s = 0; s < S; ++s) out[s * C + c] = v[c * S + s];
+  return out;
+}
+
+template <typename T>
+bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+std::string Describe(const PoolGeom& g) {
+  std::ostringstream os;
+  os << "src " << g.srcC << "x" << g.srcH << "x" << g.srcW << " kernel " << g.kC << "x" << g.kY
+     << "x" << g.kX << " stride " << g.sC << "x" << g.sY << "x" << g.sX << " pad " << g.pC << "x"
+     << g.pY << "x" << g.pX << " dst " << g.dstC << "x" << g.dstH << "x" << g.dstW;
+  return os.str();
+}
+
+// Output sizes: the largest valid one (every window holds an input element,
+// what ceil mode gives) and the floor-mode one.
+size_t MaxDst(size_t src, size_t s, size_t p) { return (src + p - 1) / s + 1; }
+size_t FloorDst(size_t src, size_t k, size_t s, size_t p) {
+  return src + 2 * p >= k ? (src + 2 * p - k) / s + 1 : 1;
+}
+
+PoolGeom Geom2D(size_t C, size_t H, size_t W, size_t kY, size_t kX, size_t sY, size_t sX,
+                size_t pY, size_t pX, bool ceilY, bool ceilX) {
+  PoolGeom g;
+  g.srcC = g.dstC = C;
+  g.srcH = H;
+  g.srcW = W;
+  g.kY = kY;
+  g.kX = kX;
+  g.sY = sY;
+  g.sX = sX;
+  g.pY = pY;
+  g.pX = pX;
+  g.dstH = ceilY ? MaxDst(H, sY, pY) : FloorDst(H, kY, sY, pY);
+  g.dstW = ceilX ? MaxDst(W, sX, pX) : FloorDst(W, kX, sX, pX);
+  return g;
+}
+
+// Runs the library (NCHW or NHWC input as given) in guarded buffers.
+template <typename T, bool kMax, class F>
+std::vector<T> RunLib(const std::vector<T>& src, const PoolGeom& g, bool excludePad, bool use3d) {
+  Guarded<T> s(src.size()), d(g.DstSize());
+  s.Fill(src);
+  if constexpr (kMax) {
+    if (use3d) {
+      synetk::PoolingMax<T, F>()(s.data(), g.srcC, g.srcH, g.srcW, g.kC, g.kY, g.kX, g.sC, g.sY,
+                                 g.sX, g.pC, g.pY, g.pX, d.data(), g.dstC, g.dstH, g.dstW);
+    } else {
+      synetk::PoolingMax<T, F>()(s.data(), g.srcC, g.srcH, g.srcW, g.kY, g.kX, g.sY, g.sX, g.pY,
+                                 g.pX, d.data(), g.dstH, g.dstW);
+    }
+  } else {
+    synetk::PoolingAverage<T, F>()(s.data(), g.srcC, g.srcH, g.srcW, g.kY, g.kX, g.sY, g.sX,
+                                   g.pY, g.pX, d.data(), g.dstH, g.dstW, excludePad);
+  }
+  REQUIRE(d.GuardsIntact());
+  REQUIRE(s.GuardsIntact());
+  REQUIRE(SameBits(s.ToVector(), src));  // input untouched
+  return d.ToVector();
+}
+
+// NHWC must give the transposed NCHW result bit for bit.
+template <typename T, bool kMax>
+std::vector<T> RunBothFormats(const std::vector<T>& src, const PoolGeom& g, bool excludePad,
+                              bool use3d) {
+  const auto nchw = RunLib<T, kMax, synetk::Nchw>(src, g, excludePad, use3d);
+  const auto nhwc = RunLib<T, kMax, synetk::Nhwc>(Transpose(src, g.srcC, g.srcH * g.srcW), g,
+                                                  excludePad, use3d);
+  REQUIRE(SameBits(nhwc, Transpose(nchw, g.dstC, g.dstH * g.dstW)));
+  return nchw;
+}
+
+// Max is exact: the output is the reference's element (a +0/-0 tie may pick
+// either zero, so unequal bits must still be equal numbers).
+template <typename T>
+void CheckMax(const PoolGeom& g, bool use3d, const std::vector<T>& src) {
+  INFO("max " << Describe(g) << (use3d ? " (3D call)" : ""));
+  const auto got = RunBothFormats<T, true>(src, g, false, use3d);
+  const auto ref = synetk_ref::PoolMax(src, g, false);
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::memcmp(&got[i], &ref[i], sizeof(T)) != 0 &&
+        !(synetk_ref::PoolValue(got[i]) == synetk_ref::PoolValue(ref[i]))) {
+      FAIL("element " << i << " got " << synetk_ref::PoolValue(got[i]) << " expected "
+                      << synetk_ref::PoolValue(ref[i]));
+    }
+  }
+}
+
+// Average tolerance: the fp32 sum of n = kY*kX terms and one division are
+// within (n + 2) * 2^-24 * sum|x| / divisor of the exact value, plus one ulp
+// of T (the fp32 result may sit on the other side of T's rounding boundary).
+template <typename T>
+void CheckAverage(const PoolGeom& g, bool excludePad, const std::vector<T>& src) {
+  INFO("average " << Describe(g) << " excludePad " << excludePad);
+  const auto got = RunBothFormats<T, false>(src, g, excludePad, false);
+  std::vector<double> mag;
+  const auto ref = synetk_ref::PoolAverage(src, g, excludePad, false, mag);
+  const double n = std::min<double>(double(g.kY) * double(g.kX), double(g.srcH) * double(g.srcW));
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double v = synetk_ref::PoolValue(got[i]);
+    const double tol = (n + 2) * std::ldexp(1.0, -24) * mag[i] +
+                       TestElem<T>::kUlp * std::fabs(ref[i]) + 1e-30;
+    if (!(std::fabs(v - ref[i]) <= tol)) {
+      FAIL("element " << i << " got " << v << " expected " << ref[i] << " (tol " << tol << ")");
+    }
+  }
+}
+
+// Every 2D geometry class the issue lists: sizes from 1 to 3 vectors + 1 (of
+// 16 fp32 lanes, and of the 32 or 64 lanes max pooling uses for 16- and 8-bit
+// types) along C, H and W; kernels
+// 1..7, strides 1..3, floor and ceil output sizes, windows clipped on every
+// side; random asymmetric geometry; realistic shapes.
+std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
+  std::vector<PoolGeom> v;
+  std::vector<size_t> sizes = EdgeSizes();
+  if (elemBytes == 2) sizes.insert(sizes.end(), {63, 64, 65, 95, 96, 97});
+  if (elemBytes == 1) sizes.insert(sizes.end(), {63, 64, 65, 127, 128, 129, 191, 192, 193});
+  for (size_t n : sizes) {
+    v.push_back(Geom2D(n, 5, 6, 3, 3, 2, 2, 1, 1, true, true));  // along C (NHWC)
+    v.push_back(Geom2D(2, 3, n, 3, 3, 2, 2, 1, 1, false, true));  // along W (NCHW)
+    v.push_back(Geom2D(1, 2, n, 2, 2, 2, 2, 0, 0, false, false));
+    v.push_back(Geom2D(1, 4, n, 5, 5, 1, 1, 2, 2, false, false));
+  }
+  for (size_t n : EdgeSizes()) v.push_back(Geom2D(2, n, 3, 3, 2, 2, 1, 1, 0, true, false));
+  for (size_t k = 1; k <= 7; ++k)
+    for (size_t s = 1; s <= 3; ++s)
+      for (size_t p : {size_t{0}, k / 2, k - 1}) {
+        if (p == k / 2 && p == 0 && k > 1) continue;
+        v.push_back(Geom2D(3, 9, 10, k, k, s, s, p, p, (k + s) % 2 == 0, (k + s) % 2 == 1));
+      }
+  std::mt19937 rng(2024);
+  auto pick = [&](size_t lo, size_t hi) { return lo + rng() % (hi - lo + 1); };
+  for (int i = 0; i < 40; ++i) {
+    const size_t kY = pick(1, 7), kX = pick(1, 7);
+    const size_t sY = pick(1, 4), sX = i % 5 == 0 ? pick(5, 9) : pick(1, 4);
+    v.push_back(Geom2D(pick(1, 20), pick(1, 24), pick(1, 40), kY, kX, sY, sX, pick(0, kY - 1),
+                       pick(0, kX - 1), rng() % 2, rng() % 2));
+  }
+  v.push_back(Geom2D(16, 28, 28, 3, 3, 2, 2, 1, 1, false, false));  // ResNet stem
+  v.push_back(Geom2D(24, 14, 14, 2, 2, 2, 2, 0, 0, false, false));
+  v.push_back(Geom2D(8, 13, 13, 5, 5, 1, 1, 2, 2, false, false));  // YOLO SPP
+  v.push_back(Geom2D(40, 7, 7, 7, 7, 1, 1, 0, 0, false, false));   // global
+  v.push_back(Geom2D(33, 5, 13, 5, 13, 1, 1, 0, 0, false, false));  // global, other sizes
+  v.push_back(Geom2D(65, 3, 4, 4, 6, 2, 3, 1, 2, false, false));
+  v.push_back(Geom2D(5, 9, 9, 9, 9, 1, 1, 0, 0, false, false));
+  v.push_back(Geom2D(7, 1, 1, 1, 1, 1, 1, 0, 0, false, false));
+  v.push_back(Geom2D(3, 30, 31, 3, 3, 2, 2, 1, 1, true, true));
+  return v;
+}
+
+TEMPLATE_TEST_CASE("pooling max matches the reference on every target", "[pooling]", float,
+                   bfloat16_t, float16_t, uint8_t, int8_t) {
+  const auto geoms = Geometries2D(sizeof(TestType));
+  SYNETK_FOR_EACH_TARGET([&] {
+    for (const auto& g : geoms) CheckMax<TestType>(g, false, PoolRandom<TestType>(g.SrcSize()));
+  });
+}
+
+TEMPLATE_TEST_CASE("pooling average matches the reference on every target", "[pooling]", float,
+                   bfloat16_t, float16_t) {
+  const auto geoms = Geometries2D(4);  // averages run in fp32 lanes
+  SYNETK_FOR_EACH_TARGET([&] {
+    for (const auto& g : geoms)
+      for (const bool excludePad : {true, false})
+        CheckAverage<TestType>(g, excludePad, PoolRandom<TestType>(g.SrcSize()));
+  });
+}
+
+TEMPLATE_TEST_CASE("pooling max compares 16-bit floats as numbers", "[pooling]", bfloat16_t,
+                   float16_t) {
+  SYNETK_FOR_EACH_TARGET([] {
+    for (const auto& g : {Geom2D(19, 7, 9, 3, 3, 2, 2, 1, 1, true, true),
+                          Geom2D(3, 6, 37, 2, 3, 1, 2, 0, 1, false, true)}) {
+      CheckMax<TestType>(g, false, PoolRandom<TestType>(g.SrcSize(), -8.0f, -0.01f));
+      // Mixed signs around zero, infinities and signed zeros.
+      auto src = PoolRandom<TestType>(g.SrcSize(), -0.5f, 0.5f);
+      for (size_t i = 0; i < src.size(); i += 7) src[i] = TestElem<TestType>::FromFloat(-INFINITY);
+      for (size_t i = 3; i < src.size(); i += 11) src[i] = TestElem<TestType>::FromFloat(-0.0f);
+      for (size_t i = 5; i < src.size(); i += 13) src[i] = TestElem<TestType>::FromFloat(0.0f);
+      CheckMax<TestType>(g, false, src);
+    }
+  });
+}
+
+// 3D: channel windows with the same start/clip rule; the 2D parameters
+// through the 3D overload.
+TEMPLATE_TEST_CASE("pooling max 3D matches the reference on every target", "[pooling]", float,
+                   uint8_t) {
+  SYNETK_FOR_EACH_TARGET([] {
+    std::mt19937 rng(77);
+    auto pick = [&](size_t lo, size_t hi) { return lo + rng() % (hi - lo + 1); };
+    for (size_t C : {1, 2, 3, 5, 16, 17, 33}) {
+      for (size_t kC = 1; kC <= 3; ++kC)
+        for (size_t sC = 1; sC <= 2; ++sC)
+          for (size_t pC = 0; pC < kC; ++pC) {
+            PoolGeom g = Geom2D(C, pick(1, 9), pick(1, 19), 3, 2, 2, 1, 1, 0, rng() % 2, rng() % 2);
+            g.kC = kC;
+            g.sC = sC;
+            g.pC = pC;
+            g.dstC = rng() % 2 ? MaxDst(C, sC, pC) : FloorDst(C, kC, sC, pC);
+            CheckMax<TestType>(g, true, PoolRandom<TestType>(g.SrcSize()));
+          }
+      const PoolGeom g = Geom2D(C, 6, 7, 3, 3, 2, 2, 1, 1, true, true);
+      CheckMax<TestType>(g, true, PoolRandom<TestType>(g.SrcSize()));  // 2D via 3D
+    }
+  });
+}
+
+// Padding far beyond the row buffers' bound takes the direct loop.
+TEST_CASE("pooling with huge kernels and padding", "[pooling]") {
+  SYNETK_FOR_EACH_TARGET([] {
+    PoolGeom g = Geom2D(3, 4, 3, 2, 5000, 1, 2000, 1, 4999, true, true);
+    REQUIRE(g.dstW == 3);
+    CheckMax<float>(g, false, PoolRandom<float>(g.SrcSize()));
+    CheckMax<uint8_t>(g, false, PoolRandom<uint8_t>(g.SrcSize()));
+    for (const bool ex : {true, false}) CheckAverage<bfloat16_t>(g, ex, PoolRandom<bfloat16_t>(g.SrcSize()));
+    g = Geom2D(2, 5, 6, 1000, 3000, 7, 9, 999, 2999, true, true);  // huge kernel, buffered
+    CheckMax<int8_t>(g, false, PoolRandom<int8_t>(g.SrcSize()));
+    for (const bool ex : {true, false}) CheckAverage<float>(g, ex, PoolRandom<float>(g.SrcSize()));
+    // Kernels wider than the stacked-row path takes (32), buffered.
+    for (const auto& w : {Geom2D(3, 6, 50, 3, 40, 2, 3, 1, 20, true, true),
+                          Geom2D(2, 5, 70, 2, 33, 1, 1, 0, 16, false, true),
+                          Geom2D(17, 3, 9, 1, 35, 1, 2, 0, 30, true, false)}) {
+      CheckMax<float>(w, false, PoolRandom<float>(w.SrcSize()));
+      CheckMax<uint8_t>(w, false, PoolRandom<uint8_t>(w.SrcSize()));
+      for (const bool ex : {true, false}) CheckAverage<bfloat16_t>(w, ex, PoolRandom<bfloat16_t>(w.SrcSize()));
+    }
+  });
+}
+
+TEST_CASE("pooling compatibility entry points match the functors", "[pooling][simd]") {
+  using namespace synetk::simd;
+  const PoolGeom g = Geom2D(5, 9, 11, 3, 3, 2, 2, 1, 1, true, true);
+  const auto f = PoolRandom<float>(g.SrcSize());
+  const auto b = PoolRandom<bfloat16_t>(g.SrcSize());
+  const auto u = PoolRandom<uint8_t>(g.SrcSize());
+  for (const auto format : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+    const bool nhwc = format == SimdTensorFormatNhwc;
+    auto pick = [&](auto fn) {
+      if (nhwc) fn(synetk::Nhwc());
+      else fn(synetk::Nchw());
+    };
+    std::vector<float> f0(g.DstSize()), f1(g.DstSize());
+    for (const SimdBool ex : {SimdFalse, SimdTrue}) {
+      pick([&](auto F) {
+        synetk::PoolingAverage<float, decltype(F)>()(f.data(), 5, 9, 11, 3, 3, 2, 2, 1, 1, f0.data(),
+                                                     g.dstH, g.dstW, ex == SimdTrue);
+      });
+      SimdSynetPoolingAverage(f.data(), 5, 9, 11, 3, 3, 2, 2, 1, 1, f1.data(), g.dstH, g.dstW, ex,
+                              format);
+      REQUIRE(f0 == f1);
+    }
+    pick([&](auto F) {
+      synetk::PoolingMax<float, decltype(F)>()(f.data(), 5, 9, 11, 3, 3, 2, 2, 1, 1, f0.data(),
+                                               g.dstH, g.dstW);
+    });
+    SimdSynetPoolingMax32f(f.data(), 5, 9, 11, 1, 3, 3, 1, 2, 2, 0, 1, 1, f1.data(), 5, g.dstH,
+                           g.dstW, format);
+    REQUIRE(f0 == f1);
+    // 3D through the compat entry point against the reference.
+    std::vector<float> f3(2 * g.dstH * g.dstW);
+    SimdSynetPoolingMax32f(nhwc ? Transpose(f, 5, 99).data() : f.data(), 5, 9, 11, 3, 3, 3, 2, 2,
+                           2, 1, 1, 1, f3.data(), 2, g.dstH, g.dstW, format);
+    PoolGeom g3 = g;
+    g3.kC = 3;
+    g3.sC = 2;
+    g3.pC = 1;
+    g3.dstC = 2;
+    auto ref3 = synetk_ref::PoolMax(f, g3, false);
+    REQUIRE(f3 == (nhwc ? Transpose(ref3, 2, g.dstH * g.dstW) : ref3));
+
+    std::vector<bfloat16_t> b0(g.DstSize());
+    std::vector<uint16_t> b1(g.DstSize());
+    pick([&](auto F) {
+      synetk::PoolingMax<bfloat16_t, decltype(F)>()(b.data(), 5, 9, 11, 3, 3, 2, 2, 1, 1, b0.data(),
+                                                    g.dstH, g.dstW);
+    });
+    std::vector<uint16_t> bits(b.size());
+    std::memcpy(bits.data(), b.data(), bits.size() * 2);
+    SimdSynetPoolingMax16b(bits.data(), 5, 9, 11, 3, 3, 2, 2, 1, 1, b1.data(), g.dstH, g.dstW,
+                           format);
+    REQUIRE(std::memcmp(b0.data(), b1.data(), b1.size() * 2) == 0);
+
+    std::vector<uint8_t> u0(g.DstSize()), u1(g.DstSize());
+    pick([&](auto F) {
+      synetk::PoolingMax<uint8_t, decltype(F)>()(u.data(), 5, 9, 11, 3, 3, 2, 2, 1, 1, u0.data(),
+                                                 g.dstH, g.dstW);
+    });
+    SimdSynetPoolingMax8u(u.data(), 5, 9, 11, 3, 3, 2, 2, 1, 1, u1.data(), g.dstH, g.dstW, format);
+    REQUIRE(u0 == u1);
+  }
+}
+
+// Every bad-input class: the call throws synetk::Error naming the parameter
+// and leaves dst as it was.
+TEST_CASE("pooling rejects bad input", "[pooling][errors]") {
+  using synetk::Nchw;
+  using synetk::Nhwc;
+  std::vector<float> src(4 * 8 * 8, 1.0f), dst(4 * 8 * 8, 7.0f);
+  const float* s = src.data();
+  float* d = dst.data();
+  auto expectError = [&](auto&& call, const std::string& needle) {
+    std::fill(dst.begin(), dst.end(), 7.0f);
+    try {
+      call();
+      FAIL("no synetk::Error; expected one naming " << needle);
+    } catch (const synetk::Error& e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).find(needle) != std::string::npos);
+    }
+    CHECK(std::all_of(dst.begin(), dst.end(), [](float v) { return v == 7.0f; }));
+  };
+  synetk::PoolingMax<float, Nchw> mx;
+  synetk::PoolingMax<float, Nhwc> mxh;
+  synetk::PoolingAverage<float, Nchw> av;
+  // Valid call: 4x8x8, 3x3 s2 p1 -> 4x4x4.
+  REQUIRE_NOTHROW(mx(s, 4, 8, 8, 3, 3, 2, 2, 1, 1, d, 4, 4));
+  expectError([&] { mx(nullptr, 4, 8, 8, 3, 3, 2, 2, 1, 1, d, 4, 4); }, "PoolingMax: src = null");
+  expectError([&] { mx(s, 4, 8, 8, 3, 3, 2, 2, 1, 1, nullptr, 4, 4); }, "PoolingMax: dst = null");
+  expectError([&] { av(s, 4, 8, 8, 3, 3, 2, 2, 1, 1, nullptr, 4, 4, true); }, "PoolingAverage: dst = null");
+  expectError([&] { mx(s, 0, 8, 8, 3, 3, 2, 2, 1, 1, d, 4, 4); }, "srcC = 0");
+  expectError([&] { mx(s, 4, 0, 8, 3, 3, 2, 2, 1, 1, d, 4, 4); }, "srcH = 0");
+  expectError([&] { mx(s, 4, 8, 0, 3, 3, 2, 2, 1, 1, d, 4, 4); }, "srcW = 0");
+  expectError([&] { mx(s, 4, 8, 8, 3, 3, 2, 2, 1, 1, d, 0, 4); }, "dstH = 0");
+  expectError([&] { mx(s, 4, 8, 8, 3, 3, 2, 2, 1, 1, d, 4, 0); }, "dstW = 0");
+  expectError([&] { mx(s, 4, 8, 8, 0, 3, 2, 2, 0, 1, d, 4, 4); }, "kernelY = 0");
+  expectError([&] { mx(s, 4, 8, 8, 3, 0, 2, 2, 1, 0, d, 4, 4); }, "kernelX = 0");
+  expectError([&] { av(s, 4, 8, 8, 3, 3, 0, 2, 1, 1, d, 4, 4, false); }, "strideY = 0");
+  expectError([&] { av(s, 4, 8, 8, 3, 3, 2, 0, 1, 1, d, 4, 4, false); }, "strideX = 0");
+  expectError([&] { mx(s, 4, 8, 8, 3, 3, 2, 2, 3, 1, d, 4, 4); }, "padY = 3");
+  expectError([&] { mx(s, 4, 8, 8, 3, 2, 2, 2, 1, 2, d, 4, 4); }, "padX = 2");
+  // A window wholly past the input: (5-1)*2 - 1 = 7 < 8 is fine, 5 rows with
+  // pad 0 is not: (5-1)*2 = 8 >= 8.
+  REQUIRE_NOTHROW(mx(s, 4, 8, 8, 3, 3, 2, 2, 1, 1, d, 5, 5));
+  expectError([&] { mx(s, 4, 8, 8, 3, 3, 2, 2, 0, 0, d, 5, 4); }, "dstH = 5");
+  expectError([&] { av(s, 4, 8, 8, 3, 3, 2, 2, 0, 0, d, 4, 5, true); }, "dstW = 5");
+  expectError([&] { mx(s, 4, 8, 8, 3, 3, 2, 2, 1, 1, d, SIZE_MAX, 4); }, "dstH");
+  expectError([&] { mx(s, SIZE_MAX / 4, 8, 8, 3, 3, 2, 2, 1, 1, d, 4, 4); }, "srcC*srcH*srcW");
+  expectError([&] { mx(d, 4, 8, 8, 3, 3, 2, 2, 1, 1, d + 100, 4, 4); }, "PoolingMax: dst =");  // overlaps src
+  // 3D: 2D mode needs dstC == srcC; channel axis checked like the others.
+  expectError([&] { mx(s, 4, 8, 8, 1, 3, 3, 1, 2, 2, 0, 1, 1, d, 3, 4, 4); }, "dstC = 3");
+  expectError([&] { mxh(s, 4, 8, 8, 1, 3, 3, 1, 2, 2, 0, 1, 1, d, 5, 4, 4); }, "dstC = 5");
+  expectError([&] { mx(s, 4, 8, 8, 0, 3, 3, 1, 2, 2, 0, 1, 1, d, 4, 4, 4); }, "kernelC = 0");
+  expectError([&] { mx(s, 4, 8, 8, 2, 3, 3, 0, 2, 2, 0, 1, 1, d, 4, 4, 4); }, "strideC = 0");
+  expectError([&] { mx(s, 4, 8, 8, 2, 3, 3, 1, 2, 2, 2, 1, 1, d, 4, 4, 4); }, "padC = 2");
+  expectError([&] { mx(s, 4, 8, 8, 2, 3, 3, 2, 2, 2, 0, 1, 1, d, 3, 4, 4); }, "dstC = 3");
+  using namespace synetk::simd;
+  expectError([&] { SimdSynetPoolingMax32f(s, 4, 8, 8, 1, 3, 3, 1, 2, 2, 0, 1, 1, d, 4, 4, 4, SimdTensorFormatType(5)); },
+              "SimdSynetPoolingMax32f: format = 5");
+  expectError([&] { SimdSynetPoolingAverage(s, 4, 8, 8, 3, 3, 2, 2, 1, 1, d, 9, 4, SimdTrue, SimdTensorFormatNhwc); },
+              "dstH = 9");
+  std::vector<uint8_t> u(256, 1), ud(256, 9);
+  try {
+    SimdSynetPoolingMax8u(u.data(), 4, 8, 8, 3, 3, 2, 2, 3, 1, ud.data(), 4, 4, SimdTensorFormatNchw);
+    FAIL("no error");
+  } catch (const synetk::Error& e) {
+    CHECK(std::string(e.what()).find("padY = 3") != std::string::npos);
+  }
+  CHECK(std::all_of(ud.begin(), ud.end(), [](uint8_t v) { return v == 9; }));
+}
+
+}  // namespace
