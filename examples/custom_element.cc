@@ -57,5 +57,16 @@ int main() {
   std::printf("FusedLayer0 on engine::Half16 (bfloat16 bits), NHWC:");
   for (const auto& v : hout) std::printf(" %.3f", hwy::F32FromBF16(hwy::bfloat16_t{v.bits}));
   std::printf("\n");
+
+  // Max pooling compares Half16 values as the numbers they encode and outputs
+  // one of the inputs exactly (2x2 window, stride 2 over a 2x4 image).
+  std::vector<engine::Half16> img(2 * 4), pooled(1 * 2);
+  const float pixels[] = {-1.5f, -0.25f, 3, -7, -2, -0.5f, 2.5f, 8};
+  for (size_t i = 0; i < 8; ++i) img[i].bits = hwy::BF16FromF32(pixels[i]).bits;
+  synetk::PoolingMax<engine::Half16, synetk::Nchw>()(img.data(), 1, 2, 4, 2, 2, 2, 2, 0, 0,
+                                                     pooled.data(), 1, 2);
+  std::printf("PoolingMax on engine::Half16: %.2f %.2f\n",
+              hwy::F32FromBF16(hwy::bfloat16_t{pooled[0].bits}),
+              hwy::F32FromBF16(hwy::bfloat16_t{pooled[1].bits}));
   return 0;
 }
