@@ -52,6 +52,8 @@ def main():
     else:
         sys.stdout.write(text)
 
+    if png == "/dev/null":
+        return
     # Plot: the median ratio per family and layout, with min-max whiskers.
     groups = OrderedDict()
     for b in rows:

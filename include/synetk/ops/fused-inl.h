@@ -133,14 +133,44 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
   const size_t C = a.channels, S = a.spatial;
   const T* src = a.src0;
   T* dst = a.dst0;
-  ForEachChannelRun<Format, 1, /*overlapTail=*/true>(
-      df, C, S, a.sBegin, a.sEnd, a.channel,
-      [&](size_t c, size_t s, size_t count, V p0, V, V) HWY_ATTR {
-        const V x = hn::Add(LoadRun(df, src + Offset<Format>(c, s, C, S), count), p0);
-        StoreRun(df, hn::Max(zero, x), dst + Offset<Format>(c, s, 2 * C, S), count);
-        StoreRun(df, hn::Max(zero, hn::MulAdd(x, scale1, bias1)),
-                 dst + Offset<Format>(c + C, s, 2 * C, S), count);
-      });
+  if constexpr (std::is_same_v<Format, Nchw>) {
+    // Writing both halves in one sweep interleaves two store streams that are
+    // C*S elements apart (often a multiple of 4 KiB, so they alias in the
+    // store buffer). Instead each row is done in L1-sized pieces: first half,
+    // then second half from the same (cached) source piece.
+    constexpr size_t kPiece = 2048;
+    const size_t N = hn::Lanes(df);
+    for (size_t c = 0; c < C; ++c) {
+      const V bias0 = hn::Set(df, a.channel[0][c]);
+      const T* row = src + c * S;
+      T* out0 = dst + c * S;
+      T* out1 = dst + (c + C) * S;
+      for (size_t s0 = a.sBegin; s0 < a.sEnd; s0 += kPiece) {
+        const size_t s1 = HWY_MIN(s0 + kPiece, a.sEnd);
+        size_t s = s0;
+        for (; s + N <= s1; s += N) StoreF32(df, hn::Max(zero, hn::Add(LoadF32(df, row + s), bias0)), out0 + s);
+        if (s < s1) StoreRun(df, hn::Max(zero, hn::Add(LoadRun(df, row + s, s1 - s), bias0)), out0 + s, s1 - s);
+        s = s0;
+        for (; s + N <= s1; s += N) {
+          const V x = hn::Add(LoadF32(df, row + s), bias0);
+          StoreF32(df, hn::Max(zero, hn::MulAdd(x, scale1, bias1)), out1 + s);
+        }
+        if (s < s1) {
+          const V x = hn::Add(LoadRun(df, row + s, s1 - s), bias0);
+          StoreRun(df, hn::Max(zero, hn::MulAdd(x, scale1, bias1)), out1 + s, s1 - s);
+        }
+      }
+    }
+  } else {
+    ForEachChannelRun<Format, 1, /*overlapTail=*/true>(
+        df, C, S, a.sBegin, a.sEnd, a.channel,
+        [&](size_t c, size_t s, size_t count, V p0, V, V) HWY_ATTR {
+          const V x = hn::Add(LoadRun(df, src + Offset<Format>(c, s, C, S), count), p0);
+          StoreRun(df, hn::Max(zero, x), dst + Offset<Format>(c, s, 2 * C, S), count);
+          StoreRun(df, hn::Max(zero, hn::MulAdd(x, scale1, bias1)),
+                   dst + Offset<Format>(c + C, s, 2 * C, S), count);
+        });
+  }
 }
 
 // Type 8: dst = src0 + src1*src2[c] (dst may be src0 or src1).
@@ -170,20 +200,27 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
   T* const dst0 = a.dst0;
   T* const dst1 = a.dst1;
   const size_t counts[2] = {a.channels, a.channels1};
-  size_t base = 0;
-  for (size_t i = 0; i < 2; ++i) {
-    const T* src = srcs[i];
-    const size_t Ci = counts[i];
-    const float* const params[2] = {a.channel[0] + base, a.channel[1] + base};
-    ForEachChannelRun<Format, 2, /*overlapTail=*/true>(
-        df, Ci, S, a.sBegin, a.sEnd, params,
-        [&](size_t c, size_t s, size_t count, V p0, V p1, V) HWY_ATTR {
-          const V v = LoadRun(df, src + Offset<Format>(c, s, Ci, S), count);
-          const size_t o = Offset<Format>(base + c, s, C, S);
-          StoreRun(df, hn::Max(zero, hn::MulAdd(v, p0, p1)), dst0 + o, count);
-          if (dst1 != nullptr) StoreRun(df, v, dst1 + o, count);
-        });
-    base += Ci;
+  // NHWC: both inputs per block of pixels, so that each output pixel is
+  // written completely while its cache lines are held (one input at a time
+  // over the whole tensor would write every output line twice, partly).
+  const size_t block = std::is_same_v<Format, Nhwc> ? 16 : a.sEnd - a.sBegin;
+  for (size_t sb = a.sBegin; sb < a.sEnd; sb += block) {
+    const size_t se = HWY_MIN(sb + block, a.sEnd);
+    size_t base = 0;
+    for (size_t i = 0; i < 2; ++i) {
+      const T* src = srcs[i];
+      const size_t Ci = counts[i];
+      const float* const params[2] = {a.channel[0] + base, a.channel[1] + base};
+      ForEachChannelRun<Format, 2, /*overlapTail=*/true>(
+          df, Ci, S, sb, se, params,
+          [&](size_t c, size_t s, size_t count, V p0, V p1, V) HWY_ATTR {
+            const V v = LoadRun(df, src + Offset<Format>(c, s, Ci, S), count);
+            const size_t o = Offset<Format>(base + c, s, C, S);
+            StoreRun(df, hn::Max(zero, hn::MulAdd(v, p0, p1)), dst0 + o, count);
+            if (dst1 != nullptr) StoreRun(df, v, dst1 + o, count);
+          });
+      base += Ci;
+    }
   }
 }
 
