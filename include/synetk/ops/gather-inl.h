@@ -186,7 +186,7 @@ HWY_INLINE void GatherSmall(D32 d32, const uint8_t* src, hn::Vec<D32> e, int32_t
     const auto bits = hn::ShiftLeft<3>(hn::BitCast(du32, adj));
     using U = hwy::UnsignedFromSize<kSize>;
     const hn::Rebind<U, D32> dn;
-    hn::StoreU(hn::TruncateTo(dn, hn::BitCast(du32, w) >> bits), dn,
+    hn::StoreU(hn::TruncateTo(dn, hn::Shr(hn::BitCast(du32, w), bits)), dn,
                reinterpret_cast<U*>(dst));
   }
 }

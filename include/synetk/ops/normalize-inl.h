@@ -287,7 +287,9 @@ HWY_INLINE void NormalizeNchwBlocked(DF df, const detail::NormalizeArgs<T>& a,
   const size_t N = hn::Lanes(df);
   const size_t C = a.channels, S = a.spatial;
   size_t B = kNormBlockBytes / (C * sizeof(T));
-  B = std::min(kNormMaxBlock, std::max(N, B / N * N));
+  // A multiple of N (SVE lane counts need not be powers of two), so that
+  // RoundUp(len, N) <= B fits the kNormMaxBlock statistics arrays.
+  B = std::min(kNormMaxBlock / N * N, std::max(N, B / N * N));
   HWY_ALIGN float st0[kNormMaxBlock];  // V1: factor; V2: mean
   HWY_ALIGN float st1[kNormMaxBlock];  // V2: norm
   HWY_ALIGN float acc[kNormMaxBlock];
