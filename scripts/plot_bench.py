@@ -72,12 +72,12 @@ def main():
     med = [sorted(v)[len(v) // 2] for v in groups.values()]
     lo = [m - min(v) for m, v in zip(med, groups.values())]
     hi = [max(v) - m for m, v in zip(med, groups.values())]
-    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(keys)), 4.5))
+    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(keys)), 6))
     ax.bar(range(len(keys)), med, yerr=[lo, hi], capsize=3, color="#4c72b0")
     ax.axhline(1.0, color="gray", lw=0.8, ls="--")
     ax.set_xticks(range(len(keys)))
     ax.set_xticklabels(keys, rotation=45, ha="right")
-    ax.set_ylabel("time of memcpy of the same bytes / layer time")
+    ax.set_ylabel("memcpy time / layer time")
     ax.set_title("synetk: speed relative to memcpy (median, min-max over cases)\n%s, target %s" % (
         context.get("host_name", ""), context.get("synetk_target", "")))
     fig.tight_layout()
