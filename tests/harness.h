@@ -18,6 +18,8 @@
 #include <hwy/base.h>
 #include <hwy/targets.h>
 
+#include "synetk/error.h"
+
 namespace synetk_test {
 
 // Names of the targets that ran at least one check (printed by main).
@@ -31,6 +33,19 @@ void ForEachTargetImpl(const std::function<void()>& body,
 
 #define SYNETK_FOR_EACH_TARGET(...) \
   ::synetk_test::ForEachTargetImpl(__VA_ARGS__, [] { return synetk::ChosenTarget(); })
+
+// Calls `call`, which must throw synetk::Error with `needle` in its message.
+// (Each bad-input test then checks that its outputs are untouched.)
+template <class Call>
+void CheckThrowsNaming(Call&& call, const std::string& needle) {
+  try {
+    call();
+    FAIL("no synetk::Error; expected one naming " << needle);
+  } catch (const synetk::Error& e) {
+    INFO(e.what());
+    CHECK(std::string(e.what()).find(needle) != std::string::npos);
+  }
+}
 
 // ---- Element conversions for the references (no library code) -------------
 

@@ -332,13 +332,7 @@ TEST_CASE("normalize layers reject bad input", "[normalize][errors]") {
               infEps = std::numeric_limits<float>::infinity();
   auto expectError = [&](auto&& call, const std::string& needle) {
     std::fill(dst.begin(), dst.end(), 7.0f);
-    try {
-      call();
-      FAIL("no synetk::Error; expected one naming " << needle);
-    } catch (const synetk::Error& e) {
-      INFO(e.what());
-      CHECK(std::string(e.what()).find(needle) != std::string::npos);
-    }
+    CheckThrowsNaming(call, needle);
     CHECK(std::all_of(dst.begin(), dst.end(), [](float v) { return v == 7.0f; }));
   };
   synetk::NormalizeV1<float, Nchw> v1;

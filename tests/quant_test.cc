@@ -451,13 +451,7 @@ TEST_CASE("quantization layers reject bad input", "[quant][errors]") {
     std::fill(dst.begin(), dst.end(), 0xEE);
     std::fill(dst1.begin(), dst1.end(), 0xEE);
     std::fill(fdst.begin(), fdst.end(), 7.0f);
-    try {
-      call();
-      FAIL("no synetk::Error; expected one naming " << needle);
-    } catch (const synetk::Error& e) {
-      INFO(e.what());
-      CHECK(std::string(e.what()).find(needle) != std::string::npos);
-    }
+    CheckThrowsNaming(call, needle);
     CHECK(std::all_of(dst.begin(), dst.end(), [](uint8_t v) { return v == 0xEE; }));
     CHECK(std::all_of(dst1.begin(), dst1.end(), [](uint8_t v) { return v == 0xEE; }));
     CHECK(std::all_of(fdst.begin(), fdst.end(), [](float v) { return v == 7.0f; }));
