@@ -117,6 +117,23 @@ void CheckShape(const Shape& s, IndexKind kind) {
       CHECK(g.IndexRepeated());
     }
     if (indexConst) CHECK(g.IndexNarrowed());
+    // Parts (outer items [b, e)) write exactly their block of the output.
+    const size_t O = s.Outer(), block = s.idxCount * s.inner * sizeof(T);
+    for (size_t b = 0; b < O && O > 1; b += 2) {
+      const size_t e = std::min(O, b + 1 + b % 3);
+      std::memset(dst.data(), 0x5A, s.DstSize() * sizeof(T));
+      g.Forward(src.data(), indexConst ? nullptr : idx.data(), dst.data(), synetk::Range{b, e});
+      const auto* got = reinterpret_cast<const uint8_t*>(dst.data());
+      const auto* ref = reinterpret_cast<const uint8_t*>(want.data());
+      INFO("part [" << b << ", " << e << ")");
+      REQUIRE(std::memcmp(got + b * block, ref + b * block, (e - b) * block) == 0);
+      bool outsideIntact = true;
+      for (size_t i = 0; i < s.DstSize() * sizeof(T); ++i) {
+        if (i < b * block || i >= e * block) outsideIntact &= got[i] == 0x5A;
+      }
+      REQUIRE(outsideIntact);
+      REQUIRE(dst.GuardsIntact());
+    }
   }
 }
 
@@ -364,6 +381,8 @@ TEST_CASE("GatherElements bad arguments", "[gather]") {
     ExpectError([&] { g.Forward(nullptr, idx.data(), dst.data()); }, "GatherElements: src = null");
     ExpectError([&] { g.Forward(src.data(), nullptr, dst.data()); }, "GatherElements: idx = null");
     ExpectError([&] { g.Forward(src.data(), idx.data(), nullptr); }, "GatherElements: dst = null");
+    ExpectError([&] { g.Forward(src.data(), idx.data(), dst.data(), synetk::Range{7, 3}); },
+                "GatherElements: part.begin = 7");
     ExpectError([&] { g.Forward(src.data(), idx.data(), src.data() + 1); }, "GatherElements: dst = ");
     ExpectError([&] { g.Forward(src.data(), reinterpret_cast<const int32_t*>(dst.data()) + 2, dst.data()); },
                 "disjoint from idx");

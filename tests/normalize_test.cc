@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <climits>
 #include <limits>
+#include <tuple>
 
 namespace {
 
@@ -56,16 +57,18 @@ size_t ScratchOf(const Case<T>& k) {
 }
 
 template <typename T, class F>
-void RunLibrary(const Case<T>& k, const T* src, float* ws, size_t wsSize, T* dst) {
+void RunLibrary(const Case<T>& k, const T* src, float* ws, size_t wsSize, T* dst,
+                synetk::Range part = synetk::Range::All()) {
   const float *sc = k.scale.data(), *sh = k.shift.data();
   switch (k.version) {
     case 1:
     case 5:
-      synetk::NormalizeV1<T, F>()(src, k.B, k.C, k.S, sc, &k.eps, k.version == 5, ws, wsSize, dst);
+      synetk::NormalizeV1<T, F>()(src, k.B, k.C, k.S, sc, &k.eps, k.version == 5, ws, wsSize, dst,
+                                  part);
       break;
-    case 2: synetk::NormalizeV2<T, F>()(src, k.B, k.C, k.S, sc, sh, &k.eps, ws, wsSize, dst); break;
-    case 3: synetk::NormalizeV3<T, F>()(src, k.B, k.C, k.S, sc, sh, &k.eps, ws, wsSize, dst); break;
-    case 4: synetk::NormalizeV4<T, F>()(src, k.B, k.C, k.S, sc, sh, &k.eps, ws, wsSize, dst); break;
+    case 2: synetk::NormalizeV2<T, F>()(src, k.B, k.C, k.S, sc, sh, &k.eps, ws, wsSize, dst, part); break;
+    case 3: synetk::NormalizeV3<T, F>()(src, k.B, k.C, k.S, sc, sh, &k.eps, ws, wsSize, dst, part); break;
+    case 4: synetk::NormalizeV4<T, F>()(src, k.B, k.C, k.S, sc, sh, &k.eps, ws, wsSize, dst, part); break;
     default: FAIL("no normalize version " << k.version);
   }
 }
@@ -266,6 +269,50 @@ TEST_CASE("normalize runs in place", "[normalize]") {
   });
 }
 
+// Parts: positions (V1, V2), channels (V3), batch items (V1 acrossSpatial,
+// V4). Each part writes exactly its outputs, bit-identical to one call.
+template <class F>
+void CheckNormalizeParts(int version, size_t B, size_t C, size_t S) {
+  constexpr bool nhwc = std::is_same_v<F, synetk::Nhwc>;
+  INFO("parts version " << version << " B=" << B << " C=" << C << " S=" << S << " " << F::kName);
+  const auto k = MakeCase<float>(version, B, C, S);
+  const bool byItem = version == 4 || version == 5;
+  const size_t axis = byItem ? B : version == 3 ? C : S;
+  // Does element (b, c, s) belong to part [p0, p1)?
+  auto inPart = [&](size_t i, size_t p0, size_t p1) {
+    const size_t b = i / (C * S), r = i % (C * S);
+    const size_t c = nhwc ? r % C : r / S, s = nhwc ? r / C : r % S;
+    const size_t x = byItem ? b : version == 3 ? c : s;
+    return x >= p0 && x < p1;
+  };
+  std::vector<float> ws(4 * C + 64);
+  const std::vector<float> sentinel(k.Size(), 7.0f);
+  std::vector<float> whole = sentinel;
+  RunLibrary<float, F>(k, k.src.data(), ws.data(), ws.size(), whole.data());
+  for (size_t p0 = 0; p0 < axis; p0 += 1 + p0 / 2) {
+    const size_t p1 = std::min(axis, p0 + 1 + p0 / 3);
+    std::vector<float> part = sentinel;
+    RunLibrary<float, F>(k, k.src.data(), ws.data(), ws.size(), part.data(), synetk::Range{p0, p1});
+    for (size_t i = 0; i < part.size(); ++i) {
+      const float want = inPart(i, p0, p1) ? whole[i] : sentinel[i];
+      if (std::memcmp(&part[i], &want, sizeof(float)) != 0) {
+        FAIL("part [" << p0 << ", " << p1 << "): element " << i << " is " << part[i] << ", want " << want);
+      }
+    }
+  }
+}
+
+TEST_CASE("normalize split into parts gives the whole call's output", "[normalize][parts]") {
+  SYNETK_FOR_EACH_TARGET([] {
+    for (int v : kVersions) {
+      for (auto [B, C, S] : {std::tuple<size_t, size_t, size_t>{3, 5, 37}, {2, 40, 19}, {1, 300, 70}}) {
+        CheckNormalizeParts<synetk::Nchw>(v, B, C, S);
+        CheckNormalizeParts<synetk::Nhwc>(v, B, C, S);
+      }
+    }
+  });
+}
+
 TEST_CASE("normalize scratch sizes", "[normalize]") {
   using synetk::Nchw;
   using synetk::Nhwc;
@@ -349,6 +396,10 @@ TEST_CASE("normalize layers reject bad input", "[normalize][errors]") {
   expectError([&] { v1(s, 0, C, S, q, &eps, false, nullptr, 0, d); }, "batch = 0");
   expectError([&] { v1(s, B, 0, S, q, &eps, false, nullptr, 0, d); }, "channels = 0");
   expectError([&] { v1(s, B, C, 0, q, &eps, false, nullptr, 0, d); }, "spatial = 0");
+  expectError([&] { v1(s, B, C, S, q, &eps, false, nullptr, 0, d, synetk::Range{4, 3}); },
+              "NormalizeV1: part.begin = 4");
+  expectError([&] { v4(s, B, C, S, q, q, &eps, w, 64, d, synetk::Range{3, 9}); },
+              "NormalizeV4: part.begin = 3");
   expectError([&] { v1(s, 2, SIZE_MAX / 2, 3, q, &eps, false, nullptr, 0, d); }, "batch*channels*spatial");
   expectError([&] { v1(s, 1, SIZE_MAX / 16, 3, q, &eps, false, nullptr, 0, d); }, "batch*channels*spatial");
   expectError([&] { v1(d + 1, B, C, S, q, &eps, false, nullptr, 0, d); }, "dst =");

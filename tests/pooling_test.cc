@@ -251,6 +251,77 @@ TEMPLATE_TEST_CASE("pooling max 3D matches the reference on every target", "[poo
   });
 }
 
+// Parts (synetk::Range over output channels in NCHW, output rows in NHWC):
+// each part writes exactly its block of the whole call's output and nothing
+// else.
+template <typename T, bool kMax, class F>
+void CheckPoolParts(const PoolGeom& g, bool use3d) {
+  constexpr bool nhwc = std::is_same_v<F, synetk::Nhwc>;
+  INFO("parts " << Describe(g) << (nhwc ? " nhwc" : " nchw") << (kMax ? " max" : " average"));
+  const auto src = PoolRandom<T>(g.SrcSize());
+  const size_t axis = nhwc ? g.dstH : g.dstC, block = g.DstSize() / axis;
+  auto run = [&](std::vector<T>& dst, synetk::Range part) {
+    if constexpr (kMax) {
+      if (use3d) {
+        synetk::PoolingMax<T, F>()(src.data(), g.srcC, g.srcH, g.srcW, g.kC, g.kY, g.kX, g.sC,
+                                   g.sY, g.sX, g.pC, g.pY, g.pX, dst.data(), g.dstC, g.dstH,
+                                   g.dstW, part);
+      } else {
+        synetk::PoolingMax<T, F>()(src.data(), g.srcC, g.srcH, g.srcW, g.kY, g.kX, g.sY, g.sX,
+                                   g.pY, g.pX, dst.data(), g.dstH, g.dstW, part);
+      }
+    } else {
+      synetk::PoolingAverage<T, F>()(src.data(), g.srcC, g.srcH, g.srcW, g.kY, g.kX, g.sY, g.sX,
+                                     g.pY, g.pX, dst.data(), g.dstH, g.dstW, true, part);
+    }
+  };
+  std::vector<T> sentinel(g.DstSize());
+  std::memset(sentinel.data(), 0x77, sentinel.size() * sizeof(T));
+  std::vector<T> whole = sentinel;
+  run(whole, synetk::Range::All());
+  for (size_t b = 0; b < axis; b += 1 + b / 2) {
+    const size_t e = std::min(axis, b + 1 + b / 3);
+    std::vector<T> part = sentinel;
+    run(part, synetk::Range{b, e});
+    for (size_t i = 0; i < part.size(); ++i) {
+      const bool inside = i >= b * block && i < e * block;
+      if (std::memcmp(&part[i], inside ? &whole[i] : &sentinel[i], sizeof(T)) != 0) {
+        FAIL("part [" << b << ", " << e << "): element " << i << (inside ? " differs" : " written"));
+      }
+    }
+  }
+  std::vector<T> none = sentinel;
+  run(none, synetk::Range{axis, axis + 5});
+  REQUIRE(SameBits(none, sentinel));
+}
+
+TEST_CASE("pooling split into parts gives the whole call's output", "[pooling][parts]") {
+  SYNETK_FOR_EACH_TARGET([] {
+    for (const PoolGeom& g : {Geom2D(5, 9, 37, 3, 3, 2, 2, 1, 1, true, true),
+                              Geom2D(7, 12, 3, 2, 2, 2, 2, 0, 0, false, false),  // narrow rows
+                              Geom2D(3, 11, 70, 5, 5, 1, 1, 2, 2, false, false),
+                              Geom2D(9, 7, 7, 7, 7, 1, 1, 0, 0, false, false),  // global
+                              Geom2D(4, 6, 5, 2, 40, 1, 1, 1, 39, true, true)}) {  // wide kernel
+      CheckPoolParts<float, true, synetk::Nchw>(g, false);
+      CheckPoolParts<float, true, synetk::Nhwc>(g, false);
+      CheckPoolParts<uint8_t, true, synetk::Nchw>(g, false);
+      CheckPoolParts<uint8_t, true, synetk::Nhwc>(g, false);
+      CheckPoolParts<float, false, synetk::Nchw>(g, false);
+      CheckPoolParts<bfloat16_t, false, synetk::Nhwc>(g, false);
+    }
+    PoolGeom g3 = Geom2D(11, 8, 9, 3, 3, 2, 2, 1, 1, true, true);
+    g3.kC = 3;
+    g3.sC = 2;
+    g3.pC = 1;
+    g3.dstC = MaxDst(g3.srcC, g3.sC, g3.pC);
+    CheckPoolParts<float, true, synetk::Nchw>(g3, true);
+    CheckPoolParts<float, true, synetk::Nhwc>(g3, true);
+    const PoolGeom direct = Geom2D(3, 4, 3, 2, 5000, 1, 2000, 1, 4999, true, true);
+    CheckPoolParts<float, true, synetk::Nchw>(direct, false);
+    CheckPoolParts<float, true, synetk::Nhwc>(direct, false);
+  });
+}
+
 // Padding far beyond the row buffers' bound takes the direct loop.
 TEST_CASE("pooling with huge kernels and padding", "[pooling]") {
   SYNETK_FOR_EACH_TARGET([] {
@@ -362,6 +433,10 @@ TEST_CASE("pooling rejects bad input", "[pooling][errors]") {
   expectError([&] { mx(s, 4, 8, 0, 3, 3, 2, 2, 1, 1, d, 4, 4); }, "srcW = 0");
   expectError([&] { mx(s, 4, 8, 8, 3, 3, 2, 2, 1, 1, d, 0, 4); }, "dstH = 0");
   expectError([&] { mx(s, 4, 8, 8, 3, 3, 2, 2, 1, 1, d, 4, 0); }, "dstW = 0");
+  expectError([&] { mx(s, 4, 8, 8, 3, 3, 2, 2, 1, 1, d, 4, 4, synetk::Range{3, 2}); },
+              "PoolingMax: part.begin = 3");
+  expectError([&] { mxh(s, 4, 8, 8, 3, 3, 2, 2, 1, 1, d, 4, 4, synetk::Range{5, 9}); },
+              "PoolingMax: part.begin = 5");
   expectError([&] { mx(s, 4, 8, 8, 0, 3, 2, 2, 0, 1, d, 4, 4); }, "kernelY = 0");
   expectError([&] { mx(s, 4, 8, 8, 3, 0, 2, 2, 1, 0, d, 4, 4); }, "kernelX = 0");
   expectError([&] { av(s, 4, 8, 8, 3, 3, 0, 2, 1, 1, d, 4, 4, false); }, "strideY = 0");

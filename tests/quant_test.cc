@@ -395,6 +395,89 @@ TEST_CASE("QuantizedShuffle matches the reference on every target", "[quant]") {
   });
 }
 
+// ---- Parts (synetk::Range) ----------------------------------------------------------
+// A split into parts writes exactly the bytes of one whole call (itself
+// checked against the reference above), and nothing outside its part.
+
+// The splits of [0, n): one part, a few uneven ones, and one empty part.
+std::vector<std::vector<synetk::Range>> Splits(size_t n) {
+  const size_t a = n / 3, b = n / 3 + (n > 2 ? 1 : 0) + n / 5;
+  return {{synetk::Range::All()},
+          {{0, a}, {a, a}, {a, b}, {b, synetk::Range::All().end}},
+          {{0, 1}, {1, n}}};
+}
+
+// run(dst..., part) fills the outputs; every split must give `whole`.
+template <class Run>
+void CheckSplits(size_t n, size_t outBytes, Run&& run) {
+  std::vector<uint8_t> whole(outBytes, 0xA5);
+  run(whole.data(), synetk::Range::All());
+  for (const auto& split : Splits(n)) {
+    std::vector<uint8_t> parts(outBytes, 0xA5);
+    // Last part first: a part spilling onto a later part's outputs shows.
+    for (auto r = split.rbegin(); r != split.rend(); ++r) run(parts.data(), *r);
+    REQUIRE_SAME(parts, whole);
+  }
+}
+
+template <class F>
+void CheckQuantParts(size_t C, size_t S) {
+  INFO("parts C=" << C << " S=" << S << (std::is_same_v<F, synetk::Nhwc> ? " nhwc" : " nchw"));
+  const size_t n = C * S;
+  const auto bytes = RandomBytes(n);
+  const float norm = 0.0213f, scale = 1.0f / 0.0419f;
+  std::vector<float> f(n);
+  CheckSplits(n, n * sizeof(float), [&](uint8_t* out, synetk::Range r) {
+    synetk::DequantizeLinear<uint8_t, float>()(bytes.data(), n, -12, &norm, reinterpret_cast<float*>(out), r);
+  });
+  synetk::DequantizeLinear<uint8_t, float>()(bytes.data(), n, -12, &norm, f.data());
+  CheckSplits(n, n, [&](uint8_t* out, synetk::Range r) {
+    synetk::QuantizeLinear<float, uint8_t>()(f.data(), n, &scale, 3, out, r);
+  });
+  // Concat: S blocks of two inputs (C/2 and C - C/2 values each).
+  const size_t c0 = C / 2 + 1, c1 = C - C / 2;
+  const auto a = RandomBytes(c0 * S), b = RandomBytes(c1 * S);
+  const uint8_t* src[2] = {a.data(), b.data()};
+  const size_t size[2] = {c0, c1};
+  const int32_t bias[2] = {-12, -130};
+  const float norms[2] = {0.0213f, 0.0347f};
+  CheckSplits(S, (c0 + c1) * S, [&](uint8_t* out, synetk::Range r) {
+    synetk::QuantizedConcat()(2, src, S, size, bias, norms, &scale, 5, out, r);
+  });
+  std::vector<float> sc(C), bi(C);
+  for (size_t c = 0; c < C; ++c) sc[c] = RandomFloat(-2.0f, 2.0f), bi[c] = RandomFloat(-3.0f, 3.0f);
+  const float srcScale = 0.02f, dstScale = 0.05f;
+  const float* const biasOrNone[2] = {bi.data(), nullptr};
+  for (const float* bp : biasOrNone) {
+    CheckSplits(S, n, [&](uint8_t* out, synetk::Range r) {
+      synetk::QuantizedScale<F>()(bytes.data(), &srcScale, 100, C, S, sc.data(), bp, out, &dstScale,
+                                  120, r);
+    });
+  }
+  // Shuffle: srcC0 != srcC1, both even; outputs side by side in one buffer.
+  const size_t C0 = 2 * (C / 4 + 1), C1 = 2 * (C / 2 + 2), Ch = (C0 + C1) / 2;
+  for (int type : {0, 1}) {
+    const size_t in0 = type == 0 ? C0 : Ch, in1 = type == 0 ? C1 : Ch;
+    const size_t out0 = (type == 0 ? Ch : C0) * S, out1 = (type == 0 ? Ch : C1) * S;
+    const auto x = RandomBytes(in0 * S), y = RandomBytes(in1 * S);
+    const float n0 = 0.0213f, n1 = 0.0347f;
+    CheckSplits(S, out0 + out1, [&](uint8_t* out, synetk::Range r) {
+      synetk::QuantizedShuffle<F>()(x.data(), -12, &n0, C0, y.data(), -200, &n1, C1, S, out,
+                                    out + out0, &scale, 9, type, r);
+    });
+  }
+}
+
+TEST_CASE("quantization layers split into parts give the whole call's bytes", "[quant][parts]") {
+  SYNETK_FOR_EACH_TARGET([] {
+    // Short and long rows (the latter plan the 16-bit fixed-point path).
+    for (auto [C, S] : {std::pair<size_t, size_t>{6, 37}, {18, 300}, {64, 3136 / 4}}) {
+      CheckQuantParts<synetk::Nchw>(C, S);
+      CheckQuantParts<synetk::Nhwc>(C, S);
+    }
+  });
+}
+
 // ---- synetk::simd entry points ----------------------------------------------------------
 
 TEST_CASE("quantization compatibility entry points match the functors", "[quant][simd]") {
@@ -517,6 +600,9 @@ TEST_CASE("quantization layers reject bad input", "[quant][errors]") {
   expectError([&] { cat(2, srcs, 2, sizes, biases, badNorms, &one, 0, d); }, "norm[s] = 0");
   expectError([&] { cat(2, srcs, 2, sizes, biases, norms, &inf, 0, d); }, "scale[0] = inf");
   expectError([&] { cat(2, srcs, 2, sizes, biases, norms, &one, 300, d); }, "zero = 300");
+  expectError([&] { cat(2, srcs, 2, sizes, biases, norms, &one, 0, d, synetk::Range{2, 1}); },
+              "QuantizedConcat: part.begin = 2");
+  expectError([&] { deq(s, n, 0, &one, fd, synetk::Range{n + 1, n + 2}); }, "DequantizeLinear: part.begin");
   expectError([&] {
     const uint8_t* overlap[2] = {s, d + 3};
     cat(2, overlap, 2, sizes, biases, norms, &one, 0, d);
@@ -542,6 +628,8 @@ TEST_CASE("quantization layers reject bad input", "[quant][errors]") {
   expectError([&] { sc(s, &one, 0, C, S, badScale.data(), cb.data(), d, &one, 0); }, "scale[c] = nan");
   expectError([&] { sc(s, &one, 0, C, S, cs.data(), badScale.data(), d, &one, 0); }, "bias[c] = nan");
   expectError([&] { sc(d + 1, &one, 0, C, S, cs.data(), cb.data(), d, &one, 0); }, "same buffer as src");
+  expectError([&] { sc(s, &one, 0, C, S, cs.data(), cb.data(), d, &one, 0, synetk::Range{9, 20}); },
+              "QuantizedScale: part.begin = 9");
 
   synetk::QuantizedShuffle<Nchw> sh;
   const uint8_t* s1 = s + 2 * n;

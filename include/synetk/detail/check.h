@@ -12,6 +12,7 @@
 #include <string>
 
 #include "synetk/error.h"
+#include "synetk/range.h"
 
 namespace synetk {
 namespace detail {
@@ -66,6 +67,13 @@ inline void CheckNoPartialOverlap(const char* layer, const char* outParam,
         inParam + (sameAllowed ? " or disjoint from it" : "");
     Fail(layer, outParam, out, expected.c_str());
   }
+}
+
+// A part of a split call (synetk::Range) along an axis of `count` items:
+// clamps part.end to count and checks begin <= end.
+inline void ClampPart(const char* layer, Range& part, size_t count) {
+  if (part.end > count) part.end = count;
+  if (part.begin > part.end) Fail(layer, "part.begin", part.begin, "<= part.end and within the axis");
 }
 
 }  // namespace detail

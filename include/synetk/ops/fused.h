@@ -23,17 +23,12 @@ inline size_t CheckFusedShape(const char* layer, size_t channels,
   return n;
 }
 
-inline void ClampRange(const char* layer, Range& part, size_t spatial) {
-  if (part.end > spatial) part.end = spatial;
-  if (part.begin > part.end) Fail(layer, "part.begin", part.begin, "<= part.end and <= spatial");
-}
-
 template <int kType, typename T, class Format>
 inline void RunFused(FusedArgs<T>& a, Range part, const char* layer) {
   static_assert(kIsFormat<Format>, "Format must be synetk::Nchw or synetk::Nhwc");
   static_assert(kIsFloatElement<T>, "fused layers take float element types");
   static_assert(CheckElementLayout<T>());
-  ClampRange(layer, part, a.spatial);
+  ClampPart(layer, part, a.spatial);
   if (part.begin == part.end) return;
   a.sBegin = part.begin;
   a.sEnd = part.end;

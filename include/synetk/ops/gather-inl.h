@@ -28,6 +28,7 @@ struct GatherArgs {
   const Index* rowIndex = nullptr;
   size_t rowOuterStride = 0;
   size_t outer = 0, srcCount = 0, inner = 0, idxCount = 0;
+  size_t begin = 0, end = 0;  // the outer items [begin, end) to compute
   // True when indices are already in [0, srcCount) (constant-index mode):
   // the negative fix-up is skipped.
   bool nonNegative = false;
@@ -184,10 +185,14 @@ HWY_INLINE void GatherSmall(D32 d32, const uint8_t* src, hn::Vec<D32> e, int32_t
     const auto w = hn::GatherOffset(d32, reinterpret_cast<const int32_t*>(src),
                                     hn::Sub(byteOff, adj));
     const auto bits = hn::ShiftLeft<3>(hn::BitCast(du32, adj));
+    // Not TruncateTo: Highway 1.0.3's u32->u8 and u32->u16 TruncateTo are
+    // wrong on AVX3_DL (byte permutes with swapped or 32-bit operands).
+    // Keeping the low bits first makes the saturating demotion exact.
     using U = hwy::UnsignedFromSize<kSize>;
     const hn::Rebind<U, D32> dn;
-    hn::StoreU(hn::TruncateTo(dn, hn::Shr(hn::BitCast(du32, w), bits)), dn,
-               reinterpret_cast<U*>(dst));
+    const auto low = hn::And(hn::Shr(hn::BitCast(du32, w), bits),
+                             hn::Set(du32, static_cast<uint32_t>(hwy::LimitsMax<U>())));
+    hn::StoreU(hn::DemoteTo(dn, hn::BitCast(d32, low)), dn, reinterpret_cast<U*>(dst));
   }
 }
 
@@ -332,7 +337,7 @@ void GatherElementsKernel(const detail::GatherArgs<typename Cfg::Index>& a) {
   const size_t srcItem = a.srcCount * a.inner * S;
   const size_t dstItem = a.idxCount * a.inner * S;
   const size_t rowBytes = a.inner * S;
-  for (size_t o = 0; o < a.outer; ++o) {
+  for (size_t o = a.begin; o < a.end; ++o) {
     const uint8_t* src = a.src + o * srcItem;
     uint8_t* dst = a.dst + o * dstItem;
     const Index* idx = a.idx ? a.idx + o * a.idxOuterStride : nullptr;

@@ -17,6 +17,7 @@
 #include "synetk/context.h"
 #include "synetk/detail/check.h"
 #include "synetk/detail/dispatch.h"
+#include "synetk/range.h"
 
 namespace synetk {
 namespace detail {
@@ -127,7 +128,7 @@ class GatherElements final : public GatherElementsAny {
     using namespace detail;
     if (!indexConst_) Fail(kLayer, "indexConst", "false", "true (a constant-index context) for SetIndex");
     CheckNotNull(kLayer, "idx", idx);
-    CheckIndices(idx);
+    CheckIndices(idx, dstSize_, idx);
     const size_t slice = idxCount_ * inner_;
     std::vector<Index> fixed(dstSize_);
     for (size_t j = 0; j < dstSize_; ++j) {
@@ -187,26 +188,29 @@ class GatherElements final : public GatherElementsAny {
   bool IndexNarrowed() const { return indexSet_ && narrow_; }
 
   /// dst = gather(src, idx). src: SrcSize() elements; idx, dst: DstSize().
-  /// In constant-index mode idx is ignored (may be null).
-  void Forward(const T* src, const Index* idx, T* dst) const {
+  /// In constant-index mode idx is ignored (may be null). `part` selects
+  /// outer items (their indices alone are checked).
+  void Forward(const T* src, const Index* idx, T* dst, Range part = Range::All()) const {
     using namespace detail;
     CheckNotNull(kLayer, "src", src);
     CheckNotNull(kLayer, "dst", dst);
     const size_t srcBytes = srcSize_ * sizeof(T), dstBytes = dstSize_ * sizeof(T);
     CheckNoPartialOverlap(kLayer, "dst", dst, dstBytes, "src", src, srcBytes, false);
+    ClampPart(kLayer, part, outer_);
     if (indexConst_) {
       if (!indexSet_) Fail(kLayer, "SetIndex", "not called", "SetIndex before Forward with a constant index");
       if (narrow_) {
-        Run<int32_t>(src, idx32_.empty() ? nullptr : idx32_.data(), rows32_, true, dst);
+        Run<int32_t>(src, idx32_.empty() ? nullptr : idx32_.data(), rows32_, true, dst, part);
       } else {
-        Run<int64_t>(src, idx64_.empty() ? nullptr : idx64_.data(), rows64_, true, dst);
+        Run<int64_t>(src, idx64_.empty() ? nullptr : idx64_.data(), rows64_, true, dst, part);
       }
       return;
     }
     CheckNotNull(kLayer, "idx", idx);
     CheckNoPartialOverlap(kLayer, "dst", dst, dstBytes, "idx", idx, dstSize_ * sizeof(Index), false);
-    CheckIndices(idx);
-    Run<Index>(src, idx, std::vector<Index>(), false, dst);
+    const size_t slice = idxCount_ * inner_;
+    CheckIndices(idx + part.begin * slice, (part.end - part.begin) * slice, idx);
+    Run<Index>(src, idx, std::vector<Index>(), false, dst, part);
   }
 
   void SetIndexBytes(const void* idx) override { SetIndex(static_cast<const Index*>(idx)); }
@@ -215,15 +219,18 @@ class GatherElements final : public GatherElementsAny {
   }
 
  private:
-  void CheckIndices(const Index* idx) const {
+  // Checks idx[0, n); `all` (the whole index tensor) names a bad one.
+  void CheckIndices(const Index* idx, size_t n, const Index* all) const {
     using Check = detail::GatherCheckCfg<Index>;
-    if (!SYNETK_DISPATCH(GatherCheckKernel<Check>)(idx, dstSize_, static_cast<int64_t>(srcCount_))) {
-      detail::FailGatherIndex(kLayer, idx, dstSize_, idxCount_, inner_, srcCount_);
+    if (!SYNETK_DISPATCH(GatherCheckKernel<Check>)(idx, n, static_cast<int64_t>(srcCount_))) {
+      detail::FailGatherIndex(kLayer, all, dstSize_, idxCount_, inner_, srcCount_);
     }
   }
 
   template <typename I>
-  void Run(const T* src, const I* idx, const std::vector<I>& rows, bool constant, T* dst) const {
+  void Run(const T* src, const I* idx, const std::vector<I>& rows, bool constant, T* dst,
+           Range part) const {
+    if (part.begin == part.end) return;
     detail::GatherArgs<I> a;
     a.src = reinterpret_cast<const uint8_t*>(src);
     a.dst = reinterpret_cast<uint8_t*>(dst);
@@ -235,6 +242,8 @@ class GatherElements final : public GatherElementsAny {
     a.srcCount = srcCount_;
     a.inner = inner_;
     a.idxCount = idxCount_;
+    a.begin = part.begin;
+    a.end = part.end;
     a.nonNegative = constant;
     using Cfg = detail::GatherCfg<sizeof(T), I>;
     SYNETK_DISPATCH(GatherElementsKernel<Cfg>)(a);

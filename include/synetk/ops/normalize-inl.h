@@ -36,6 +36,9 @@ struct NormalizeArgs {
   bool acrossSpatial = false;  // V1
   float* workspace = nullptr;
   T* dst = nullptr;
+  // The part to compute (see NormalizePartAxis in normalize.h): positions
+  // (V1, V2), channels (V3) or batch items (V1 acrossSpatial, V4).
+  size_t begin = 0, end = 0;
 };
 
 template <int kVersion, typename T, class Format>
@@ -296,8 +299,8 @@ HWY_INLINE void NormalizeNchwBlocked(DF df, const detail::NormalizeArgs<T>& a,
   HWY_ALIGN float acc2[kNormMaxBlock];
   HWY_ALIGN float st2[kNormMaxBlock];  // V2: the channel group's pivot row
   const V veps = hn::Set(df, a.eps);
-  for (size_t s0 = 0; s0 < S; s0 += B) {
-    const size_t len = std::min(B, S - s0);
+  for (size_t s0 = a.begin; s0 < a.end; s0 += B) {
+    const size_t len = std::min(B, a.end - s0);
     const size_t lenV = (len + N - 1) / N * N;
     const T* blk = src + s0;
     if constexpr (kVersion == 1) {
@@ -407,7 +410,7 @@ template <int kVersion, typename T, class DF>
 HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
                                   const T* src, T* dst) {
   using V = hn::Vec<DF>;
-  const size_t C = a.channels, S = a.spatial;
+  const size_t C = a.channels;
   const V zero = hn::Zero(df), veps = hn::Set(df, a.eps);
   const V vC = hn::Set(df, static_cast<float>(C));
   const bool shortRow = C <= kNormChunk;
@@ -415,8 +418,8 @@ HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
       std::max<size_t>(1, std::min(kNormPixelGroup, kNormBlockBytesL1 / (C * sizeof(T))));
   float st0[kNormPixelGroup];  // V1: factor; V2: mean
   float st1[kNormPixelGroup];  // V2: norm
-  for (size_t s0 = 0; s0 < S; s0 += P) {
-    const size_t s1 = std::min(S, s0 + P);
+  for (size_t s0 = a.begin; s0 < a.end; s0 += P) {
+    const size_t s1 = std::min(a.end, s0 + P);
     for (size_t s = s0; s < s1; ++s) {
       const T* row = src + s * C;
       if constexpr (kVersion == 1) {
@@ -539,9 +542,9 @@ template <class Format, typename T, class DF>
 HWY_INLINE void NormalizeV3(DF df, const detail::NormalizeArgs<T>& a,
                             const T* src, T* dst) {
   using V = hn::Vec<DF>;
-  const size_t C = a.channels, S = a.spatial;
+  const size_t C = a.channels, S = a.spatial, c0 = a.begin, c1 = a.end;
   if constexpr (std::is_same_v<Format, Nchw>) {
-    for (size_t c = 0; c < C; ++c) {
+    for (size_t c = c0; c < c1; ++c) {
       const T* row = src + c * S;
       const float mean = static_cast<float>(RowSum<0>(df, row, S, 0.0f) / static_cast<double>(S));
       const double var = RowSum<2>(df, row, S, mean) / static_cast<double>(S);
@@ -557,13 +560,13 @@ HWY_INLINE void NormalizeV3(DF df, const detail::NormalizeArgs<T>& a,
     const size_t N = hn::Lanes(df);
     float* mean = a.workspace;
     float* m2 = mean + C;
-    std::fill(mean, mean + C, 0.0f);
-    std::fill(m2, m2 + C, 0.0f);
+    std::fill(mean + c0, mean + c1, 0.0f);
+    std::fill(m2 + c0, m2 + c1, 0.0f);
     for (size_t s0 = 0; s0 < S; s0 += kNormPositionGroup) {
       const size_t s1 = std::min(S, s0 + kNormPositionGroup);
-      for (size_t c = 0; c < C; c += N) {
+      for (size_t c = c0; c < c1; c += N) {
         // One vector of channels over the group's pixels, in registers.
-        const size_t n = std::min(N, C - c);
+        const size_t n = std::min(N, c1 - c);
         const T* p = src + s0 * C + c;
         const V piv = LoadChannels(df, p, n);
         V a1 = hn::Zero(df), a2 = hn::Zero(df), b1 = hn::Zero(df), b2 = hn::Zero(df);
@@ -590,16 +593,17 @@ HWY_INLINE void NormalizeV3(DF df, const detail::NormalizeArgs<T>& a,
     }
     const V veps = hn::Set(df, a.eps);
     float* f = m2;  // norm * scale
-    for (size_t c = 0; c < C; c += N) {
-      const size_t n = std::min(N, C - c);
+    for (size_t c = c0; c < c1; c += N) {
+      const size_t n = std::min(N, c1 - c);
       StoreFloats(df, hn::Mul(NormFromM2(df, LoadParam(df, m2 + c, n), S, veps),
                               LoadParam(df, a.scale + c, n)),
                   f + c, n);
     }
+    const float* shift = a.shift + c0;
     for (size_t s = 0; s < S; ++s) {
-      MapRow(df, src + s * C, dst + s * C, C, [&](size_t i, size_t n, V x) HWY_ATTR {
-        return hn::MulAdd(hn::Sub(x, LoadParam(df, mean + i, n)), LoadParam(df, f + i, n),
-                          LoadParam(df, a.shift + i, n));
+      MapRow(df, src + s * C + c0, dst + s * C + c0, c1 - c0, [&](size_t i, size_t n, V x) HWY_ATTR {
+        return hn::MulAdd(hn::Sub(x, LoadParam(df, mean + c0 + i, n)), LoadParam(df, f + c0 + i, n),
+                          LoadParam(df, shift + i, n));
       });
     }
   }
@@ -650,7 +654,9 @@ void NormalizeKernel(const detail::NormalizeArgs<typename Cfg::Elem>& a) {
   constexpr bool nchw = std::is_same_v<Format, Nchw>;
   const hn::ScalableTag<float> df;
   const size_t item = a.channels * a.spatial;
-  for (size_t b = 0; b < a.batch; ++b) {
+  // Parts of whole batch items (V1 acrossSpatial, V4) or of every item.
+  const bool byItem = Cfg::version == 4 || (Cfg::version == 1 && a.acrossSpatial);
+  for (size_t b = byItem ? a.begin : 0; b < (byItem ? a.end : a.batch); ++b) {
     const T* src = a.src + b * item;
     T* dst = a.dst + b * item;
     if constexpr (Cfg::version == 1 || Cfg::version == 2) {

@@ -11,6 +11,7 @@
 #include "synetk/detail/dispatch.h"
 #include "synetk/element.h"
 #include "synetk/format.h"
+#include "synetk/range.h"
 
 SYNETK_NAMESPACE_BEGIN
 namespace impl {
@@ -63,11 +64,25 @@ inline void CheckWorkspace(const char* layer, size_t need, const float* workspac
   CheckNoPartialOverlap(layer, "workspace", workspace, wb, "dst", dst, bytes, false);
 }
 
+// The axis a part (synetk::Range) selects: positions for V1 and V2 (each
+// position is normalized on its own), channels for V3, batch items where
+// statistics span the whole item (V1 acrossSpatial, V4).
+template <int kVersion>
+inline size_t NormalizePartAxis(size_t batch, size_t channels, size_t spatial,
+                                bool acrossSpatial) {
+  if (kVersion == 4 || (kVersion == 1 && acrossSpatial)) return batch;
+  return kVersion == 3 ? channels : spatial;
+}
+
 template <int kVersion, typename T, class Format>
-inline void RunNormalize(const NormalizeArgs<T>& a) {
+inline void RunNormalize(NormalizeArgs<T>& a, const char* layer, Range part) {
   static_assert(kIsFormat<Format>, "Format must be synetk::Nchw or synetk::Nhwc");
   static_assert(kIsFloatElement<T>, "normalize layers take float element types");
   static_assert(CheckElementLayout<T>());
+  ClampPart(layer, part, NormalizePartAxis<kVersion>(a.batch, a.channels, a.spatial, a.acrossSpatial));
+  if (part.begin == part.end) return;
+  a.begin = part.begin;
+  a.end = part.end;
   using Cfg = NormalizeCfg<kVersion, T, Format>;
   SYNETK_DISPATCH(NormalizeKernel<Cfg>)(a);
 }
@@ -77,7 +92,7 @@ template <int kVersion, typename T, class Format>
 inline void NormalizeWithShift(const char* layer, const T* src, size_t batch,
                                size_t channels, size_t spatial, const float* scale,
                                const float* shift, const float* eps, float* workspace,
-                               size_t workspaceSize, T* dst) {
+                               size_t workspaceSize, T* dst, Range part) {
   const size_t n = CheckNormalizeCall(layer, src, batch, channels, spatial, scale, eps, dst);
   CheckNotNull(layer, "shift", shift);
   const size_t need = NormalizeScratch<kVersion, Format>(layer, batch, channels, spatial);
@@ -92,7 +107,7 @@ inline void NormalizeWithShift(const char* layer, const T* src, size_t batch,
   a.eps = eps[0];
   a.workspace = workspace;
   a.dst = dst;
-  RunNormalize<kVersion, T, Format>(a);
+  RunNormalize<kVersion, T, Format>(a, layer, part);
 }
 
 }  // namespace impl
@@ -102,6 +117,11 @@ inline void NormalizeWithShift(const char* layer, const T* src, size_t batch,
 /// src^2); true: one sum per batch item over all channels and positions.
 /// ScratchSize() is 0: V1 needs no workspace (pass null, 0). In place
 /// (dst == src) is allowed. Where eps + sum is 0, dst is 0.
+///
+/// Parts (all versions): `part` selects positions for V1 and V2 (in every
+/// batch item), channels for V3 (in every batch item), and batch items for
+/// V1 with acrossSpatial and V4. Parts give results bit-identical to one
+/// call. Parts that run at the same time need a workspace each.
 template <typename T, class Format>
 struct NormalizeV1 {
   static constexpr const char* kLayer = "NormalizeV1";
@@ -111,7 +131,8 @@ struct NormalizeV1 {
   }
   void operator()(const T* src, size_t batch, size_t channels, size_t spatial,
                   const float* scale, const float* eps, bool acrossSpatial,
-                  float* workspace, size_t workspaceSize, T* dst) const {
+                  float* workspace, size_t workspaceSize, T* dst,
+                  Range part = Range::All()) const {
     using namespace impl;
     const size_t n = CheckNormalizeCall(kLayer, src, batch, channels, spatial, scale, eps, dst);
     const size_t need = NormalizeScratch<1, Format>(kLayer, batch, channels, spatial);
@@ -126,7 +147,7 @@ struct NormalizeV1 {
     a.acrossSpatial = acrossSpatial;
     a.workspace = workspace;
     a.dst = dst;
-    RunNormalize<1, T, Format>(a);
+    RunNormalize<1, T, Format>(a, kLayer, part);
   }
 };
 
@@ -142,9 +163,10 @@ struct NormalizeV2 {
   }
   void operator()(const T* src, size_t batch, size_t channels, size_t spatial,
                   const float* scale, const float* shift, const float* eps,
-                  float* workspace, size_t workspaceSize, T* dst) const {
+                  float* workspace, size_t workspaceSize, T* dst,
+                  Range part = Range::All()) const {
     impl::NormalizeWithShift<2, T, Format>(kLayer, src, batch, channels, spatial, scale, shift,
-                                           eps, workspace, workspaceSize, dst);
+                                           eps, workspace, workspaceSize, dst, part);
   }
 };
 
@@ -159,9 +181,10 @@ struct NormalizeV3 {
   }
   void operator()(const T* src, size_t batch, size_t channels, size_t spatial,
                   const float* scale, const float* shift, const float* eps,
-                  float* workspace, size_t workspaceSize, T* dst) const {
+                  float* workspace, size_t workspaceSize, T* dst,
+                  Range part = Range::All()) const {
     impl::NormalizeWithShift<3, T, Format>(kLayer, src, batch, channels, spatial, scale, shift,
-                                           eps, workspace, workspaceSize, dst);
+                                           eps, workspace, workspaceSize, dst, part);
   }
 };
 
@@ -177,9 +200,10 @@ struct NormalizeV4 {
   }
   void operator()(const T* src, size_t batch, size_t channels, size_t spatial,
                   const float* scale, const float* shift, const float* eps,
-                  float* workspace, size_t workspaceSize, T* dst) const {
+                  float* workspace, size_t workspaceSize, T* dst,
+                  Range part = Range::All()) const {
     impl::NormalizeWithShift<4, T, Format>(kLayer, src, batch, channels, spatial, scale, shift,
-                                           eps, workspace, workspaceSize, dst);
+                                           eps, workspace, workspaceSize, dst, part);
   }
 };
 

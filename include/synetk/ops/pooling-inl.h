@@ -38,6 +38,10 @@ struct PoolArgs {
   bool excludePad = false;  // average: divide by the clipped area
   float divisor = 1.0f;     // average without excludePad: kernelY*kernelX
   bool direct = false;      // geometry too large for row buffers: direct loop
+  // The part to compute: output channels [begin, end) in NCHW, output rows
+  // [begin, end) in NHWC (the outermost output axis, so a part's outputs are
+  // one contiguous block of dst).
+  size_t begin = 0, end = 0;
 };
 
 template <bool kMax, typename T, class Format>
@@ -294,9 +298,11 @@ void PoolDirect(const detail::PoolArgs<typename Cfg::Elem>& a) {
   auto srcAt = [&](size_t c, size_t y, size_t x) {
     return kNhwc ? (y * W + x) * C + c : (c * H + y) * W + x;
   };
-  for (size_t dc = 0; dc < a.dstC; ++dc) {
+  const size_t c0 = kNhwc ? 0 : a.begin, c1 = kNhwc ? a.dstC : a.end;
+  const size_t y0 = kNhwc ? a.begin : 0, y1 = kNhwc ? a.end : a.dstH;
+  for (size_t dc = c0; dc < c1; ++dc) {
     const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, C);
-    for (size_t dy = 0; dy < a.dstH; ++dy) {
+    for (size_t dy = y0; dy < y1; ++dy) {
       const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, H);
       for (size_t dx = 0; dx < a.dstW; ++dx) {
         const detail::PoolWindow wx(dx, a.sX, a.pX, a.kX, W);
@@ -332,7 +338,8 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
   const size_t H = a.srcH, W = a.srcW, plane = H * W;
-  const size_t srcTotal = a.srcC * plane, dstTotal = a.dstC * a.dstH * a.dstW;
+  // Stores may spill past a row onto outputs written later, never past the part.
+  const size_t srcTotal = a.srcC * plane, dstTotal = a.end * a.dstH * a.dstW;
   const size_t need = HWY_MAX(a.pX + W, (a.dstW - 1) * a.sX + a.kX - a.pX);
   const size_t G = (need + a.sX - 1) / a.sX, Wseg = G * a.sX;
   const size_t B = HWY_MAX(size_t{1}, HWY_MIN(a.dstH, 4096 / Wseg));  // rows per block
@@ -359,7 +366,7 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       for (size_t i = a.dstH * G; i < PoolRoundUp(a.dstH * G, N) + flat; ++i) areas[i] = L(1);
     }
   }
-  for (size_t dc = 0; dc < a.dstC; ++dc) {
+  for (size_t dc = a.begin; dc < a.end; ++dc) {
     const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, a.srcC);
     for (size_t dy0 = 0; dy0 < a.dstH; dy0 += B) {
       const size_t nb = HWY_MIN(B, a.dstH - dy0);
@@ -407,7 +414,8 @@ void PoolNchw(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
   const size_t H = a.srcH, W = a.srcW, plane = H * W;
-  const size_t srcTotal = a.srcC * plane, dstTotal = a.dstC * a.dstH * a.dstW;
+  // Stores may spill past a row onto outputs written later, never past the part.
+  const size_t srcTotal = a.srcC * plane, dstTotal = a.end * a.dstH * a.dstW;
   const size_t nDx = PoolRoundUp(a.dstW, N), wUp = PoolRoundUp(W, N);
   const size_t rowLen = a.pX + wUp + nDx * a.sX + a.kX + (a.sX + 3) * N;
   L* R = PoolScratch<L, 0>(rowLen);
@@ -423,7 +431,7 @@ void PoolNchw(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     }
   }
   L* row = R + a.pX;
-  for (size_t dc = 0; dc < a.dstC; ++dc) {
+  for (size_t dc = a.begin; dc < a.end; ++dc) {
     const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, a.srcC);
     for (size_t dy = 0; dy < a.dstH; ++dy) {
       const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, H);
@@ -464,7 +472,8 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
   const size_t C = a.srcC, W = a.srcW, rowElems = W * C;
-  const size_t srcTotal = a.srcH * rowElems, dstTotal = a.dstH * a.dstW * a.dstC;
+  // Stores may spill past a row onto outputs written later, never past the part.
+  const size_t srcTotal = a.srcH * rowElems, dstTotal = a.end * a.dstW * a.dstC;
   const size_t pixels = a.pX + W + a.dstW * a.sX + a.kX;
   const size_t rowLen = pixels * C + PoolRoundUp(rowElems, N) - rowElems + 3 * N;
   L* R = PoolScratch<L, 0>(rowLen);
@@ -488,7 +497,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   }
   L* row = R + a.pX * C;
   const hn::CappedTag<L, 1> d1;
-  for (size_t dy = 0; dy < a.dstH; ++dy) {
+  for (size_t dy = a.begin; dy < a.end; ++dy) {
     const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, a.srcH);
     for (size_t j = 0; j < rowElems; j += N) {
       V acc = ident;
@@ -571,7 +580,7 @@ void PoolNchwGlobalMax(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const hn::CappedTag<L, 1> d1;
   const V ident = Ops::Identity(d);
   HWY_ALIGN L buf[kMaxLanes<L>];
-  for (size_t c = 0; c < a.srcC; ++c) {
+  for (size_t c = a.begin; c < a.end; ++c) {
     const size_t o = c * plane;
     V acc = ident;
     size_t i = 0;

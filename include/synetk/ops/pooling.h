@@ -12,6 +12,7 @@
 #include "synetk/detail/dispatch.h"
 #include "synetk/element.h"
 #include "synetk/format.h"
+#include "synetk/range.h"
 
 SYNETK_NAMESPACE_BEGIN
 namespace impl {
@@ -65,7 +66,7 @@ inline void NormalizePoolAxis(size_t& kernel, size_t& stride, size_t pad, size_t
 }
 
 template <bool kMax, typename T, class Format>
-inline void RunPooling(const char* layer, PoolArgs<T>& a) {
+inline void RunPooling(const char* layer, PoolArgs<T>& a, Range part) {
   static_assert(kIsFormat<Format>, "Format must be synetk::Nchw or synetk::Nhwc");
   static_assert(CheckElementLayout<T>());
   CheckPoolAxis(layer, {"kernelY", a.kY, "strideY", a.sY, "padY", a.pY, "srcH", a.srcH, "dstH", a.dstH});
@@ -89,6 +90,10 @@ inline void RunPooling(const char* layer, PoolArgs<T>& a) {
   NormalizePoolAxis(a.kX, a.sX, a.pX, a.srcW, a.dstW);
   NormalizePoolAxis(a.kC, a.sC, a.pC, a.srcC, a.dstC);
   a.direct = a.pX > kPoolMaxBufferedPad;
+  ClampPart(layer, part, std::is_same_v<Format, Nhwc> ? a.dstH : a.dstC);
+  if (part.begin == part.end) return;
+  a.begin = part.begin;
+  a.end = part.end;
   using Cfg = PoolCfg<kMax, T, Format>;
   SYNETK_DISPATCH(PoolKernel<Cfg>)(a);
 }
@@ -102,6 +107,8 @@ inline void RunPooling(const char* layer, PoolArgs<T>& a) {
 /// src: srcC x srcH x srcW in Format; dst: srcC x dstH x dstW (not
 /// overlapping src). The 3D overload pools across channels too, with the same
 /// window rule on (kernelC, strideC, padC) and dstC output channels.
+/// `part` selects output channels (NCHW) or output rows (NHWC): the outermost
+/// axis of dst, so each part writes one contiguous block.
 template <typename T, class Format>
 struct PoolingMax {
   static constexpr const char* kLayer = "PoolingMax";
@@ -110,7 +117,7 @@ struct PoolingMax {
 
   void operator()(const T* src, size_t srcC, size_t srcH, size_t srcW, size_t kernelY,
                   size_t kernelX, size_t strideY, size_t strideX, size_t padY, size_t padX,
-                  T* dst, size_t dstH, size_t dstW) const {
+                  T* dst, size_t dstH, size_t dstW, Range part = Range::All()) const {
     impl::PoolArgs<T> a;
     a.src = src;
     a.dst = dst;
@@ -125,7 +132,7 @@ struct PoolingMax {
     a.sX = strideX;
     a.pY = padY;
     a.pX = padX;
-    impl::RunPooling<true, T, Format>(kLayer, a);
+    impl::RunPooling<true, T, Format>(kLayer, a, part);
   }
 
   /// 3D: kernelC == 1, strideC == 1, padC == 0 is 2D pooling and then
@@ -133,7 +140,7 @@ struct PoolingMax {
   void operator()(const T* src, size_t srcC, size_t srcH, size_t srcW, size_t kernelC,
                   size_t kernelY, size_t kernelX, size_t strideC, size_t strideY,
                   size_t strideX, size_t padC, size_t padY, size_t padX, T* dst, size_t dstC,
-                  size_t dstH, size_t dstW) const {
+                  size_t dstH, size_t dstW, Range part = Range::All()) const {
     impl::PoolArgs<T> a;
     a.src = src;
     a.dst = dst;
@@ -157,14 +164,15 @@ struct PoolingMax {
       impl::Fail(kLayer, "dstC", dstC,
                  "== srcC for 2D pooling (kernelC == 1, strideC == 1, padC == 0)");
     }
-    impl::RunPooling<true, T, Format>(kLayer, a);
+    impl::RunPooling<true, T, Format>(kLayer, a, part);
   }
 };
 
 /// Average pooling, windows as in PoolingMax. The sum over the clipped
 /// window (accumulated in fp32) is divided by the clipped area when
 /// excludePad is true, by kernelY*kernelX otherwise. T: float,
-/// hwy::bfloat16_t, hwy::float16_t or a kCodec user type.
+/// hwy::bfloat16_t, hwy::float16_t or a kCodec user type. `part` as in
+/// PoolingMax.
 template <typename T, class Format>
 struct PoolingAverage {
   static constexpr const char* kLayer = "PoolingAverage";
@@ -172,7 +180,8 @@ struct PoolingAverage {
 
   void operator()(const T* src, size_t srcC, size_t srcH, size_t srcW, size_t kernelY,
                   size_t kernelX, size_t strideY, size_t strideX, size_t padY, size_t padX,
-                  T* dst, size_t dstH, size_t dstW, bool excludePad) const {
+                  T* dst, size_t dstH, size_t dstW, bool excludePad,
+                  Range part = Range::All()) const {
     impl::PoolArgs<T> a;
     a.src = src;
     a.dst = dst;
@@ -188,7 +197,7 @@ struct PoolingAverage {
     a.pY = padY;
     a.pX = padX;
     a.excludePad = excludePad;
-    impl::RunPooling<false, T, Format>(kLayer, a);
+    impl::RunPooling<false, T, Format>(kLayer, a, part);
   }
 };
 

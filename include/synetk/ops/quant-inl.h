@@ -36,6 +36,7 @@ struct QuantArgs {
 
 struct ConcatArgs {
   size_t count = 0, num = 0, total = 0;  // total: sum of size[]
+  size_t begin = 0, end = 0;             // the blocks [begin, end) of num
   const uint8_t* const* src = nullptr;
   const size_t* size = nullptr;
   const int32_t* bias = nullptr;
@@ -52,6 +53,7 @@ struct ScaleArgs {
   const float* scale = nullptr;  // per channel
   const float* bias = nullptr;   // per channel, null: no bias
   size_t channels = 0, spatial = 0;
+  size_t sBegin = 0, sEnd = 0;  // the positions [sBegin, sEnd) of spatial
   float invDstScale = 0.0f;  // 1.0f / dstScale[0], rounded to fp32
   int32_t dstZero = 0;
   uint8_t* dst = nullptr;
@@ -63,6 +65,7 @@ struct ShuffleArgs {
   int32_t bias0 = 0, bias1 = 0;
   float norm0 = 0.0f, norm1 = 0.0f;
   size_t srcC0 = 0, srcC1 = 0, spatial = 0;
+  size_t sBegin = 0, sEnd = 0;  // the positions [sBegin, sEnd) of spatial
   uint8_t* dst0 = nullptr;
   uint8_t* dst1 = nullptr;
   float scale = 0.0f;
@@ -430,8 +433,8 @@ void ConcatKernel(const detail::ConcatArgs& a) {
   for (size_t s = 0, offset = 0; s < a.count; offset += a.size[s], ++s) {
     const RequantParams r{a.bias[s], a.norm[s], a.scale};
     const size_t n = a.size[s];
-    const FixedPlan p = n * a.num >= kPlanMinBytes ? PlanRequant(r, q) : FixedPlan();
-    for (size_t b = 0; b < a.num; ++b) {
+    const FixedPlan p = n * (a.end - a.begin) >= kPlanMinBytes ? PlanRequant(r, q) : FixedPlan();
+    for (size_t b = a.begin; b < a.end; ++b) {
       PlannedRow(df, a.src[s] + b * n, n, r, q, p, a.dst + b * a.total + offset);
     }
   }
@@ -472,28 +475,29 @@ void ScaleKernel(const detail::ScaleArgs& a) {
   const float* const bias = a.bias;
   const uint8_t* const src0 = a.src;
   uint8_t* const dst0 = a.dst;
-  const size_t C = a.channels, S = a.spatial;
+  const size_t C = a.channels, S = a.spatial, sBegin = a.sBegin, sEnd = a.sEnd;
   if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
+    const size_t len = sEnd - sBegin;
     for (size_t c = 0; c < C; ++c) {
       const auto sc = hn::Set(df, scale[c]);
       const auto bi = hn::Set(df, kBias ? bias[c] : 0.0f);
-      const uint8_t* src = src0 + c * S;
-      uint8_t* dst = dst0 + c * S;
+      const uint8_t* src = src0 + c * S + sBegin;
+      uint8_t* dst = dst0 + c * S + sBegin;
       size_t s = 0;
-      for (; s + 2 * N <= S; s += 2 * N) {
+      for (; s + 2 * N <= len; s += 2 * N) {
         const auto r0 = ScaleValues<kBias>(df, LoadQ(di, src + s), sc, bi, k, q);
         const auto r1 = ScaleValues<kBias>(df, LoadQ(di, src + s + N), sc, bi, k, q);
         StoreQ(di, r0, dst + s);
         StoreQ(di, r1, dst + s + N);
       }
-      for (; s < S; s += N) {
-        const size_t count = S - s < N ? S - s : N;
+      for (; s < len; s += N) {
+        const size_t count = len - s < N ? len - s : N;
         const auto r = ScaleValues<kBias>(df, LoadQRun(di, src + s, count), sc, bi, k, q);
         StoreQRun(di, r, dst + s, count);
       }
     }
   } else {
-    for (size_t s = 0; s < S; ++s) {
+    for (size_t s = sBegin; s < sEnd; ++s) {
       const uint8_t* src = src0 + s * C;
       uint8_t* dst = dst0 + s * C;
       size_t c = 0;
@@ -620,15 +624,28 @@ HWY_INLINE void InterleaveNhwc(DF df, const detail::ShuffleArgs& a, const Requan
 }
 
 template <class Cfg>
-void ShuffleKernel(const detail::ShuffleArgs& a) {
+void ShuffleKernel(const detail::ShuffleArgs& whole) {
   using D = hn::ScalableTag<float>;
   const D df;
-  const QuantizeParams qz = MakeQuantize(a.zero, 0, 255);
+  const QuantizeParams qz = MakeQuantize(whole.zero, 0, 255);
+  const size_t C0 = whole.srcC0, C1 = whole.srcC1, S = whole.spatial;
+  const size_t Ch = (C0 + C1) / 2;  // channels of each output (type 0) / input (type 1)
+  const size_t sBegin = whole.sBegin, len = whole.sEnd - whole.sBegin;
+  // The part [sBegin, sEnd): NHWC pixels are contiguous, so the part is the
+  // whole call on shifted pointers; NCHW rows keep their stride S.
+  detail::ShuffleArgs a = whole;
+  if constexpr (std::is_same_v<typename Cfg::Fmt, Nhwc>) {
+    const size_t in0 = Cfg::type == 0 ? C0 : Ch, in1 = Cfg::type == 0 ? C1 : Ch;
+    const size_t out0 = Cfg::type == 0 ? Ch : C0, out1 = Cfg::type == 0 ? Ch : C1;
+    a.src0 += sBegin * in0;
+    a.src1 += sBegin * in1;
+    a.dst0 += sBegin * out0;
+    a.dst1 += sBegin * out1;
+    a.spatial = len;
+  }
   const RequantParams rq0{a.bias0, a.norm0, a.scale};
   const RequantParams rq1{a.bias1, a.norm1, a.scale};
-  const size_t C0 = a.srcC0, C1 = a.srcC1, S = a.spatial;
-  const size_t Ch = (C0 + C1) / 2;  // channels of each output (type 0) / input (type 1)
-  const bool plan = Ch * S >= kPlanMinBytes;
+  const bool plan = Ch * len >= kPlanMinBytes;
   const FixedPlan fp0 = plan ? PlanRequant(rq0, qz) : FixedPlan();
   const FixedPlan fp1 = plan ? PlanRequant(rq1, qz) : FixedPlan();
   if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
@@ -638,7 +655,8 @@ void ShuffleKernel(const detail::ShuffleArgs& a) {
         const bool first = k < C0;
         const uint8_t* src = first ? a.src0 + k * S : a.src1 + (k - C0) * S;
         uint8_t* dst = (k & 1) ? a.dst1 : a.dst0;
-        PlannedRow(df, src, S, first ? rq0 : rq1, qz, first ? fp0 : fp1, dst + (k / 2) * S);
+        PlannedRow(df, src + sBegin, len, first ? rq0 : rq1, qz, first ? fp0 : fp1,
+                   dst + (k / 2) * S + sBegin);
       }
     } else {
       // Y[2i] = src0 channel i, Y[2i + 1] = src1 channel i; dst0 = Y[0, C0).
@@ -646,13 +664,13 @@ void ShuffleKernel(const detail::ShuffleArgs& a) {
         const bool even = (k & 1) == 0;
         const uint8_t* src = (even ? a.src0 : a.src1) + (k / 2) * S;
         uint8_t* dst = k < C0 ? a.dst0 + k * S : a.dst1 + (k - C0) * S;
-        PlannedRow(df, src, S, even ? rq0 : rq1, qz, even ? fp0 : fp1, dst);
+        PlannedRow(df, src + sBegin, len, even ? rq0 : rq1, qz, even ? fp0 : fp1, dst + sBegin);
       }
     }
   } else {
     if constexpr (Cfg::type == 0) {
-      SplitNhwc(df, a.src0, C0, S, rq0, qz, fp0, a.dst0, a.dst1, Ch, 0);
-      SplitNhwc(df, a.src1, C1, S, rq1, qz, fp1, a.dst0, a.dst1, Ch, C0 / 2);
+      SplitNhwc(df, a.src0, C0, len, rq0, qz, fp0, a.dst0, a.dst1, Ch, 0);
+      SplitNhwc(df, a.src1, C1, len, rq1, qz, fp1, a.dst0, a.dst1, Ch, C0 / 2);
     } else {
       InterleaveNhwc(df, a, rq0, rq1, qz, fp0, fp1);
     }

@@ -15,6 +15,7 @@
 #include "synetk/detail/dispatch.h"
 #include "synetk/element.h"
 #include "synetk/format.h"
+#include "synetk/range.h"
 
 namespace synetk {
 namespace detail {
@@ -68,11 +69,12 @@ SYNETK_NAMESPACE_BEGIN
 /// Q is uint8_t or int8_t; F any float element type (float, bfloat16, float16,
 /// user types). -bias must be a zero point of Q (uint8: bias in [-255, 0],
 /// int8: bias in [-127, 128]); norm[0] finite and non-zero. The product is
-/// rounded to fp32, then (bf16/f16) to nearest even.
+/// rounded to fp32, then (bf16/f16) to nearest even. `part` selects elements.
 template <typename Q, typename F>
 struct DequantizeLinear {
   static constexpr const char* kLayer = "DequantizeLinear";
-  void operator()(const Q* src, size_t size, int32_t bias, const float* norm, F* dst) const {
+  void operator()(const Q* src, size_t size, int32_t bias, const float* norm, F* dst,
+                  Range part = Range::All()) const {
     using namespace detail;
     static_assert(kIsQuantElement<Q>, "Q must be uint8_t or int8_t");
     static_assert(kIsFloatElement<F>, "F must be a float element type");
@@ -85,12 +87,14 @@ struct DequantizeLinear {
     CheckBias(kLayer, "bias", bias, QuantRange<Q>::kMin, QuantRange<Q>::kMax);
     CheckScale(kLayer, "norm[0]", norm[0]);
     CheckNoPartialOverlap(kLayer, "dst", dst, size * sizeof(F), "src", src, size * sizeof(Q), false);
+    ClampPart(kLayer, part, size);
+    if (part.begin == part.end) return;
     DequantArgs<Q, F> a;
-    a.src = src;
-    a.size = size;
+    a.src = src + part.begin;
+    a.size = part.end - part.begin;
     a.bias = bias;
     a.norm = norm[0];
-    a.dst = dst;
+    a.dst = dst + part.begin;
     using Cfg = DequantCfg<Q, F>;
     SYNETK_DISPATCH(DequantKernel<Cfg>)(a);
   }
@@ -99,11 +103,13 @@ struct DequantizeLinear {
 /// QuantizeLinear: dst[i] = clamp(Round(src[i] * norm[0]) + zero), i < size,
 /// clamped to Q's range. Round is half to even; the product is one fp32
 /// multiplication; +/-inf and huge values saturate; NaN gives `zero`.
-/// zero must lie in Q's range; norm[0] finite and non-zero.
+/// zero must lie in Q's range; norm[0] finite and non-zero. `part` selects
+/// elements.
 template <typename F, typename Q>
 struct QuantizeLinear {
   static constexpr const char* kLayer = "QuantizeLinear";
-  void operator()(const F* src, size_t size, const float* norm, int32_t zero, Q* dst) const {
+  void operator()(const F* src, size_t size, const float* norm, int32_t zero, Q* dst,
+                  Range part = Range::All()) const {
     using namespace detail;
     static_assert(kIsQuantElement<Q>, "Q must be uint8_t or int8_t");
     static_assert(kIsFloatElement<F>, "F must be a float element type");
@@ -116,12 +122,14 @@ struct QuantizeLinear {
     CheckZero(kLayer, "zero", zero, QuantRange<Q>::kMin, QuantRange<Q>::kMax);
     CheckScale(kLayer, "norm[0]", norm[0]);
     CheckNoPartialOverlap(kLayer, "dst", dst, size * sizeof(Q), "src", src, size * sizeof(F), false);
+    ClampPart(kLayer, part, size);
+    if (part.begin == part.end) return;
     QuantArgs<F, Q> a;
-    a.src = src;
-    a.size = size;
+    a.src = src + part.begin;
+    a.size = part.end - part.begin;
     a.norm = norm[0];
     a.zero = zero;
-    a.dst = dst;
+    a.dst = dst + part.begin;
     using Cfg = QuantCfg<F, Q>;
     SYNETK_DISPATCH(QuantKernel<Cfg>)(a);
   }
@@ -130,12 +138,12 @@ struct QuantizeLinear {
 /// QuantizedConcat (uint8): for each of `num` blocks, for each input s in
 /// order, size[s] elements of input s's block b (src[s] + b*size[s]),
 /// requantized: clamp(Round(float(x + bias[s]) * norm[s] * scale[0]) + zero).
-/// dst must not overlap any input.
+/// dst must not overlap any input. `part` selects blocks (of num).
 struct QuantizedConcat {
   static constexpr const char* kLayer = "QuantizedConcat";
   void operator()(size_t count, const uint8_t* const* src, size_t num, const size_t* size,
                   const int32_t* bias, const float* norm, const float* scale, int32_t zero,
-                  uint8_t* dst) const {
+                  uint8_t* dst, Range part = Range::All()) const {
     using namespace detail;
     CheckPositive(kLayer, "count", count);
     CheckPositive(kLayer, "num", num);
@@ -162,9 +170,13 @@ struct QuantizedConcat {
     for (size_t s = 0; s < count; ++s) {
       CheckNoPartialOverlap(kLayer, "dst", dst, n, "src[s]", src[s], num * size[s], false);
     }
+    ClampPart(kLayer, part, num);
+    if (part.begin == part.end) return;
     ConcatArgs a;
     a.count = count;
     a.num = num;
+    a.begin = part.begin;
+    a.end = part.end;
     a.total = total;
     a.src = src;
     a.size = size;
@@ -182,13 +194,13 @@ struct QuantizedConcat {
 ///   dst = clamp(Round(v * (1/dstScale[0])) + dstZero, 0, 255)
 /// with separate (unfused) multiplications and addition, and 1/dstScale[0]
 /// computed once in fp32 (as the original). bias may be null. In place
-/// (dst == src) is allowed.
+/// (dst == src) is allowed. `part` selects spatial positions.
 template <class Format>
 struct QuantizedScale {
   static constexpr const char* kLayer = "QuantizedScale";
   void operator()(const uint8_t* src, const float* srcScale, int srcZero, size_t channels,
                   size_t spatial, const float* scale, const float* bias, uint8_t* dst,
-                  const float* dstScale, int dstZero) const {
+                  const float* dstScale, int dstZero, Range part = Range::All()) const {
     using namespace detail;
     static_assert(kIsFormat<Format>, "Format must be synetk::Nchw or synetk::Nhwc");
     CheckPositive(kLayer, "channels", channels);
@@ -211,8 +223,12 @@ struct QuantizedScale {
       if (bias != nullptr) CheckFinite(kLayer, "bias[c]", bias[c]);
     }
     CheckNoPartialOverlap(kLayer, "dst", dst, n, "src", src, n, true);
+    ClampPart(kLayer, part, spatial);
+    if (part.begin == part.end) return;
     ScaleArgs a;
     a.src = src;
+    a.sBegin = part.begin;
+    a.sEnd = part.end;
     a.srcZero = srcZero;
     a.srcScale = srcScale[0];
     a.scale = scale;
@@ -240,13 +256,14 @@ struct QuantizedScale {
 ///          src1[0], src0[1], ...; dst0 = Y[0, srcC0), dst1 = Y[srcC0, end).
 /// Every value is requantized from its input's (bias, norm) to (scale[0],
 /// zero) like QuantizedConcat. Outputs must not overlap inputs or each other.
+/// `part` selects spatial positions.
 template <class Format>
 struct QuantizedShuffle {
   static constexpr const char* kLayer = "QuantizedShuffle";
   void operator()(const uint8_t* src0, int bias0, const float* norm0, size_t srcC0,
                   const uint8_t* src1, int bias1, const float* norm1, size_t srcC1,
                   size_t spatial, uint8_t* dst0, uint8_t* dst1, const float* scale, int zero,
-                  int type) const {
+                  int type, Range part = Range::All()) const {
     using namespace detail;
     static_assert(kIsFormat<Format>, "Format must be synetk::Nchw or synetk::Nhwc");
     if (type != 0 && type != 1) Fail(kLayer, "type", type, "0 (split) or 1 (interleave)");
@@ -282,7 +299,11 @@ struct QuantizedShuffle {
     CheckNoPartialOverlap(kLayer, "dst1", dst1, out1, "src0", src0, in0, false);
     CheckNoPartialOverlap(kLayer, "dst1", dst1, out1, "src1", src1, in1, false);
     CheckNoPartialOverlap(kLayer, "dst1", dst1, out1, "dst0", dst0, out0, false);
+    ClampPart(kLayer, part, spatial);
+    if (part.begin == part.end) return;
     ShuffleArgs a;
+    a.sBegin = part.begin;
+    a.sEnd = part.end;
     a.src0 = src0;
     a.src1 = src1;
     a.bias0 = bias0;

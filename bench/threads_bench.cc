@@ -1,0 +1,206 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Larger-than-L3 tensors (512 MiB of input per case on this machine's
+// 260 MiB L3), one call against the same call split into parts (synetk::Range)
+// run on 2 threads. Every layer family takes a part: fused and scale/shuffle
+// by positions, normalize V2 by positions, pooling by channels (NCHW) or rows
+// (NHWC), gather by outer items, dequantize/quantize by elements, concat by
+// blocks. memcpy (one thread) of the same bytes is the yardstick.
+#include <thread>
+
+#include "bench_util.h"
+#include "synetk/synetk.h"
+
+namespace {
+
+using namespace synetk_bench;
+
+// Cheap deterministic fill: a 1 GiB tensor from mt19937 would take seconds.
+template <typename T>
+std::vector<T> Pattern(size_t n) {
+  std::vector<T> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t h = static_cast<uint32_t>(i) * 2654435761u;
+    if constexpr (std::is_integral_v<T>) {
+      v[i] = static_cast<T>(h >> 24);
+    } else {
+      v[i] = static_cast<T>(static_cast<float>(h >> 8) * (4.0f / 16777216.0f) - 2.0f);
+    }
+  }
+  return v;
+}
+
+// Runs part(range) over [0, count) split evenly across `threads` threads.
+template <class Part>
+void Split(size_t count, int threads, const Part& part) {
+  if (threads <= 1) {
+    part(synetk::Range{0, count});
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) {
+    const size_t b = count * t / threads, e = count * (t + 1) / threads;
+    pool.emplace_back([&part, b, e] { part(synetk::Range{b, e}); });
+  }
+  part(synetk::Range{0, count / threads});
+  for (auto& th : pool) th.join();
+}
+
+constexpr size_t kC = 128, kHW = 1024 * 1024;  // fp32: 512 MiB
+constexpr size_t kBytesC = 512;                // uint8: 512 MiB
+
+enum Layer { kFused3Nchw, kFused3Nhwc, kNormV2Nchw, kPoolMax2x2Nchw, kPoolMax3x3Nhwc, kGather,
+             kDequantize, kQuantize, kConcat, kScaleNchw, kShuffleNhwc, kLayers };
+const char* const kNames[] = {"fused3/nchw",  "fused3/nhwc",  "normalizeV2/nchw",
+                              "poolmax2x2s2/nchw", "poolmax3x3s2/nhwc", "gather/f32/i32",
+                              "dequantize/u8->f32", "quantize/f32->u8", "concat/u8",
+                              "scale/u8/nchw", "shuffle0/u8/nhwc"};
+
+void BM_Threads(benchmark::State& state) {
+  const auto layer = static_cast<Layer>(state.range(0));
+  const int threads = static_cast<int>(state.range(1));
+  state.SetLabel(std::string(kNames[layer]) + " x" + std::to_string(threads));
+  Traffic tr;
+  switch (layer) {
+    case kFused3Nchw:
+    case kFused3Nhwc: {
+      auto src = Pattern<float>(kC * kHW);
+      std::vector<float> dst(src.size()), bias(kC, 0.1f), scale(kC, 0.5f);
+      tr = {src.size() * 4, dst.size() * 4};
+      TimeAgainstMemcpy(state, tr, [&] {
+        Split(kHW, threads, [&](synetk::Range r) {
+          if (layer == kFused3Nchw) {
+            synetk::FusedLayer3<float, synetk::Nchw>()(src.data(), bias.data(), scale.data(), kC,
+                                                       kHW, dst.data(), r);
+          } else {
+            synetk::FusedLayer3<float, synetk::Nhwc>()(src.data(), bias.data(), scale.data(), kC,
+                                                       kHW, dst.data(), r);
+          }
+        });
+      });
+      break;
+    }
+    case kNormV2Nchw: {
+      auto src = Pattern<float>(kC * kHW);
+      std::vector<float> dst(src.size()), scale(kC, 1.5f), shift(kC, 0.25f);
+      const float eps = 1e-5f;
+      tr = {src.size() * 4, dst.size() * 4};
+      TimeAgainstMemcpy(state, tr, [&] {
+        Split(kHW, threads, [&](synetk::Range r) {
+          synetk::NormalizeV2<float, synetk::Nchw>()(src.data(), 1, kC, kHW, scale.data(),
+                                                     shift.data(), &eps, nullptr, 0, dst.data(), r);
+        });
+      });
+      break;
+    }
+    case kPoolMax2x2Nchw:
+    case kPoolMax3x3Nhwc: {
+      const size_t H = 1024, k = layer == kPoolMax2x2Nchw ? 2 : 3, p = k == 3 ? 1 : 0;
+      const size_t D = (H + 2 * p - k) / 2 + 1;
+      auto src = Pattern<float>(kC * H * H);
+      std::vector<float> dst(kC * D * D);
+      tr = {src.size() * 4, dst.size() * 4};
+      TimeAgainstMemcpy(state, tr, [&] {
+        if (layer == kPoolMax2x2Nchw) {
+          Split(kC, threads, [&](synetk::Range r) {
+            synetk::PoolingMax<float, synetk::Nchw>()(src.data(), kC, H, H, k, k, 2, 2, p, p,
+                                                      dst.data(), D, D, r);
+          });
+        } else {
+          Split(D, threads, [&](synetk::Range r) {
+            synetk::PoolingMax<float, synetk::Nhwc>()(src.data(), kC, H, H, k, k, 2, 2, p, p,
+                                                      dst.data(), D, D, r);
+          });
+        }
+      });
+      break;
+    }
+    case kGather: {
+      // src [2048, 65536, 1] (512 MiB) -> [2048, 16384, 1].
+      const size_t outer = 2048, srcCount = 65536, idxCount = 16384;
+      auto src = Pattern<float>(outer * srcCount);
+      std::vector<int32_t> idx(outer * idxCount);
+      for (size_t i = 0; i < idx.size(); ++i) {
+        idx[i] = static_cast<int32_t>((static_cast<uint32_t>(i) * 2654435761u) % srcCount);
+      }
+      std::vector<float> dst(idx.size());
+      synetk::GatherElements<float, int32_t> g({outer}, srcCount, 1, idxCount);
+      tr = {idx.size() * 8, dst.size() * 4};  // indices and the gathered elements
+      TimeAgainstMemcpy(state, tr, [&] {
+        Split(outer, threads, [&](synetk::Range r) { g.Forward(src.data(), idx.data(), dst.data(), r); });
+      });
+      break;
+    }
+    case kDequantize:
+    case kQuantize: {
+      const size_t n = kC * kHW;  // 128 Mi elements: 512 MiB of fp32
+      auto q = Pattern<uint8_t>(n);
+      auto f = Pattern<float>(n);
+      const float norm = 0.0213f, inv = 1.0f / 0.0213f;
+      tr = {n * (layer == kDequantize ? 1 : 4), n * (layer == kDequantize ? 4 : 1)};
+      TimeAgainstMemcpy(state, tr, [&] {
+        Split(n, threads, [&](synetk::Range r) {
+          if (layer == kDequantize) {
+            synetk::DequantizeLinear<uint8_t, float>()(q.data(), n, -12, &norm, f.data(), r);
+          } else {
+            synetk::QuantizeLinear<float, uint8_t>()(f.data(), n, &inv, 12, q.data(), r);
+          }
+        });
+      });
+      break;
+    }
+    case kConcat:
+    case kScaleNchw:
+    case kShuffleNhwc: {
+      const size_t C = kBytesC, S = kHW, half = C / 2 * S;
+      auto a = Pattern<uint8_t>(C * S);
+      std::vector<uint8_t> d(C * S);
+      const float n0 = 0.0213f, n1 = 0.0347f, scale = 1.0f / 0.0419f;
+      tr = {C * S, C * S};
+      if (layer == kConcat) {
+        // Two NCHW inputs of C/2 channels concatenated per image: num = 1
+        // would leave nothing to split, so 256 blocks of C/2*S/256 bytes.
+        const size_t num = 256, size = half / num;
+        const uint8_t* srcs[2] = {a.data(), a.data() + half};
+        const size_t sizes[2] = {size, size};
+        const int32_t bias[2] = {-12, -130};
+        const float norms[2] = {n0, n1};
+        TimeAgainstMemcpy(state, tr, [&] {
+          Split(num, threads, [&](synetk::Range r) {
+            synetk::QuantizedConcat()(2, srcs, num, sizes, bias, norms, &scale, 5, d.data(), r);
+          });
+        });
+      } else if (layer == kScaleNchw) {
+        std::vector<float> sc(C, 0.7f), bi(C, 0.1f);
+        const float srcScale = 0.02f, dstScale = 0.05f;
+        TimeAgainstMemcpy(state, tr, [&] {
+          Split(S, threads, [&](synetk::Range r) {
+            synetk::QuantizedScale<synetk::Nchw>()(a.data(), &srcScale, 100, C, S, sc.data(),
+                                                   bi.data(), d.data(), &dstScale, 120, r);
+          });
+        });
+      } else {
+        TimeAgainstMemcpy(state, tr, [&] {
+          Split(S, threads, [&](synetk::Range r) {
+            synetk::QuantizedShuffle<synetk::Nhwc>()(a.data(), -12, &n0, C / 2, a.data() + half,
+                                                     -200, &n1, C / 2, S, d.data(),
+                                                     d.data() + half, &scale, 9, 0, r);
+          });
+        });
+      }
+      break;
+    }
+    default:
+      state.SkipWithError("no such layer");
+  }
+}
+
+void ThreadArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"layer", "threads"});
+  for (int layer = 0; layer < kLayers; ++layer)
+    for (int threads : {1, 2}) b->Args({layer, threads});
+  b->UseManualTime()->Iterations(5);
+}
+
+BENCHMARK(BM_Threads)->Apply(ThreadArgs);
+
+}  // namespace
