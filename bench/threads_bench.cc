@@ -7,6 +7,8 @@
 // blocks. memcpy (one thread) of the same bytes is the yardstick.
 #include <thread>
 
+#include <hwy/aligned_allocator.h>
+
 #include "bench_util.h"
 #include "synetk/synetk.h"
 
@@ -14,10 +16,28 @@ namespace {
 
 using namespace synetk_bench;
 
+// A tensor as engines allocate them: aligned to the vector size (64 bytes),
+// every page touched before timing.
+template <typename T>
+class Buffer {
+ public:
+  explicit Buffer(size_t n) : p_(hwy::AllocateAligned<T>(n)), n_(n) {
+    std::memset(static_cast<void*>(p_.get()), 0, n * sizeof(T));
+  }
+  T* data() { return p_.get(); }
+  const T* data() const { return p_.get(); }
+  size_t size() const { return n_; }
+  T& operator[](size_t i) { return p_[i]; }
+
+ private:
+  hwy::AlignedFreeUniquePtr<T[]> p_;
+  size_t n_;
+};
+
 // Cheap deterministic fill: a 1 GiB tensor from mt19937 would take seconds.
 template <typename T>
-std::vector<T> Pattern(size_t n) {
-  std::vector<T> v(n);
+Buffer<T> Pattern(size_t n) {
+  Buffer<T> v(n);
   for (size_t i = 0; i < n; ++i) {
     const uint32_t h = static_cast<uint32_t>(i) * 2654435761u;
     if constexpr (std::is_integral_v<T>) {
@@ -64,7 +84,8 @@ void BM_Threads(benchmark::State& state) {
     case kFused3Nchw:
     case kFused3Nhwc: {
       auto src = Pattern<float>(kC * kHW);
-      std::vector<float> dst(src.size()), bias(kC, 0.1f), scale(kC, 0.5f);
+      Buffer<float> dst(src.size());
+      std::vector<float> bias(kC, 0.1f), scale(kC, 0.5f);
       tr = {src.size() * 4, dst.size() * 4};
       TimeAgainstMemcpy(state, tr, [&] {
         Split(kHW, threads, [&](synetk::Range r) {
@@ -81,7 +102,8 @@ void BM_Threads(benchmark::State& state) {
     }
     case kNormV2Nchw: {
       auto src = Pattern<float>(kC * kHW);
-      std::vector<float> dst(src.size()), scale(kC, 1.5f), shift(kC, 0.25f);
+      Buffer<float> dst(src.size());
+      std::vector<float> scale(kC, 1.5f), shift(kC, 0.25f);
       const float eps = 1e-5f;
       tr = {src.size() * 4, dst.size() * 4};
       TimeAgainstMemcpy(state, tr, [&] {
@@ -97,7 +119,7 @@ void BM_Threads(benchmark::State& state) {
       const size_t H = 1024, k = layer == kPoolMax2x2Nchw ? 2 : 3, p = k == 3 ? 1 : 0;
       const size_t D = (H + 2 * p - k) / 2 + 1;
       auto src = Pattern<float>(kC * H * H);
-      std::vector<float> dst(kC * D * D);
+      Buffer<float> dst(kC * D * D);
       tr = {src.size() * 4, dst.size() * 4};
       TimeAgainstMemcpy(state, tr, [&] {
         if (layer == kPoolMax2x2Nchw) {
@@ -118,11 +140,11 @@ void BM_Threads(benchmark::State& state) {
       // src [2048, 65536, 1] (512 MiB) -> [2048, 16384, 1].
       const size_t outer = 2048, srcCount = 65536, idxCount = 16384;
       auto src = Pattern<float>(outer * srcCount);
-      std::vector<int32_t> idx(outer * idxCount);
+      Buffer<int32_t> idx(outer * idxCount);
       for (size_t i = 0; i < idx.size(); ++i) {
         idx[i] = static_cast<int32_t>((static_cast<uint32_t>(i) * 2654435761u) % srcCount);
       }
-      std::vector<float> dst(idx.size());
+      Buffer<float> dst(idx.size());
       synetk::GatherElements<float, int32_t> g({outer}, srcCount, 1, idxCount);
       tr = {idx.size() * 8, dst.size() * 4};  // indices and the gathered elements
       TimeAgainstMemcpy(state, tr, [&] {
@@ -153,7 +175,7 @@ void BM_Threads(benchmark::State& state) {
     case kShuffleNhwc: {
       const size_t C = kBytesC, S = kHW, half = C / 2 * S;
       auto a = Pattern<uint8_t>(C * S);
-      std::vector<uint8_t> d(C * S);
+      Buffer<uint8_t> d(C * S);
       const float n0 = 0.0213f, n1 = 0.0347f, scale = 1.0f / 0.0419f;
       tr = {C * S, C * S};
       if (layer == kConcat) {

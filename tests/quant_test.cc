@@ -6,6 +6,8 @@
 #include "synetk/synetk.h"
 
 #include "harness.h"
+
+#include <hwy/aligned_allocator.h>
 #include "reference/quant_ref.h"
 
 #include <climits>
@@ -159,6 +161,27 @@ void QuantizeCases() {
   std::vector<F> big(64 * 56 * 2 + 3);
   for (auto& x : big) x = ToElem<F>(RandomFloat(-10.0f, 10.0f));
   CheckQuantize<F, Q>(big, 1.0f / 0.043f, QMax<Q>() / 2);
+}
+
+// Non-temporal stores forced on (SetStreamingThreshold) into a 64-byte
+// aligned output: the same bits as the reference.
+TEST_CASE("DequantizeLinear gives the same bits with streaming stores", "[quant][streaming]") {
+  SYNETK_FOR_EACH_TARGET([] {
+    for (size_t n : {size_t{1}, size_t{63}, size_t{64}, size_t{1000}, size_t{4099}}) {
+      const auto in = RandomBytes(n);
+      const float norm = 0.0213f;
+      auto got = hwy::AllocateAligned<float>(n);
+      synetk::SetStreamingThreshold(1);
+      synetk::DequantizeLinear<uint8_t, float>()(in.data(), n, -12, &norm, got.get());
+      synetk::DequantizeLinear<uint8_t, float>()(in.data(), n, -12, &norm, got.get(),
+                                                 synetk::Range{n / 3, n});
+      synetk::SetStreamingThreshold(0);
+      for (size_t i = 0; i < n; ++i) {
+        const float want = synetk_ref::DequantizeValue(in[i], -12, norm);
+        if (std::memcmp(&got[i], &want, sizeof(float)) != 0) FAIL("element " << i << " of " << n);
+      }
+    }
+  });
 }
 
 TEMPLATE_TEST_CASE("QuantizeLinear matches the reference on every target", "[quant]", float,

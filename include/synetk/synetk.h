@@ -14,6 +14,7 @@
 #include "synetk/error.h"
 #include "synetk/format.h"
 #include "synetk/range.h"
+#include "synetk/streaming.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "synetk/synetk-inl.h"

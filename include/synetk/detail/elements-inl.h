@@ -10,7 +10,9 @@
 #define SYNETK_DETAIL_ELEMENTS_INL_H_
 #endif
 
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include <hwy/highway.h>
 
@@ -224,6 +226,22 @@ HWY_INLINE void StoreF32(DF df, hn::Vec<DF> v, T* HWY_RESTRICT p) {
     const hn::Rebind<RawLane<T>, DF> dr;
     hn::StoreU(hn::BitCast(dr, EncodeF32<T>(df, v)), dr, reinterpret_cast<RawLane<T>*>(p));
   }
+}
+
+// StoreF32, but non-temporal (bypassing the caches) when `stream` is set, T
+// is float and p is aligned to the vector; callers that stream end with
+// hwy::FlushStream. Only fp32: Highway 1.0.3's x86 Stream of a partial
+// vector (4 bf16 lanes, say) writes 16 bytes.
+template <typename T, class DF>
+HWY_INLINE void StoreF32Streaming(DF df, hn::Vec<DF> v, T* HWY_RESTRICT p, bool stream) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (stream && reinterpret_cast<uintptr_t>(p) % (hn::Lanes(df) * sizeof(float)) == 0) {
+      hn::Stream(v, df, p);
+      return;
+    }
+  }
+  (void)stream;
+  StoreF32(df, v, p);
 }
 
 // Tail versions: exactly `count` (< Lanes(df)) elements are read or written.

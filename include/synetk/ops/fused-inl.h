@@ -26,6 +26,7 @@ struct FusedArgs {
   size_t sBegin = 0, sEnd = 0;
   T* dst0 = nullptr;
   T* dst1 = nullptr;                 // type 9: optional plain concatenation
+  bool stream = false;               // non-temporal stores (larger than the cache)
 };
 
 template <int kType, typename T, class Format>
@@ -46,6 +47,7 @@ struct FusedCfg {
 #define SYNETK_OPS_FUSED_INL_H_
 #endif
 
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include "synetk/detail/abi.h"
@@ -115,10 +117,11 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   const FusedOp<kType> op;
   const T* src = a.src0;
   T* dst = a.dst0;
+  const bool stream = a.stream;
   ForEachElementwise<Format, K>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel,
                                 [&](size_t o, size_t count, V p0, V p1, V p2) HWY_ATTR {
                                   StoreRun(df, op(df, LoadRun(df, src + o, count), p0, p1, p2, q),
-                                           dst + o, count);
+                                           dst + o, count, stream);
                                 });
 }
 
@@ -133,6 +136,7 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
   const size_t C = a.channels, S = a.spatial;
   const T* src = a.src0;
   T* dst = a.dst0;
+  const bool stream = a.stream;
   if constexpr (std::is_same_v<Format, Nchw>) {
     // Writing both halves in one sweep interleaves two store streams that are
     // C*S elements apart (often a multiple of 4 KiB, so they alias in the
@@ -148,12 +152,14 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
       for (size_t s0 = a.sBegin; s0 < a.sEnd; s0 += kPiece) {
         const size_t s1 = HWY_MIN(s0 + kPiece, a.sEnd);
         size_t s = s0;
-        for (; s + N <= s1; s += N) StoreF32(df, hn::Max(zero, hn::Add(LoadF32(df, row + s), bias0)), out0 + s);
+        for (; s + N <= s1; s += N) {
+          StoreRun(df, hn::Max(zero, hn::Add(LoadF32(df, row + s), bias0)), out0 + s, N, stream);
+        }
         if (s < s1) StoreRun(df, hn::Max(zero, hn::Add(LoadRun(df, row + s, s1 - s), bias0)), out0 + s, s1 - s);
         s = s0;
         for (; s + N <= s1; s += N) {
           const V x = hn::Add(LoadF32(df, row + s), bias0);
-          StoreF32(df, hn::Max(zero, hn::MulAdd(x, scale1, bias1)), out1 + s);
+          StoreRun(df, hn::Max(zero, hn::MulAdd(x, scale1, bias1)), out1 + s, N, stream);
         }
         if (s < s1) {
           const V x = hn::Add(LoadRun(df, row + s, s1 - s), bias0);
@@ -166,9 +172,9 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
         df, C, S, a.sBegin, a.sEnd, a.channel,
         [&](size_t c, size_t s, size_t count, V p0, V, V) HWY_ATTR {
           const V x = hn::Add(LoadRun(df, src + Offset<Format>(c, s, C, S), count), p0);
-          StoreRun(df, hn::Max(zero, x), dst + Offset<Format>(c, s, 2 * C, S), count);
+          StoreRun(df, hn::Max(zero, x), dst + Offset<Format>(c, s, 2 * C, S), count, stream);
           StoreRun(df, hn::Max(zero, hn::MulAdd(x, scale1, bias1)),
-                   dst + Offset<Format>(c + C, s, 2 * C, S), count);
+                   dst + Offset<Format>(c + C, s, 2 * C, S), count, stream);
         });
   }
 }
@@ -180,11 +186,12 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
   const T* src0 = a.src0;
   const T* src1 = a.src1;
   T* dst = a.dst0;
+  const bool stream = a.stream;
   ForEachElementwise<Format, 1>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel,
                                 [&](size_t o, size_t count, V p0, V, V) HWY_ATTR {
                                   const V x0 = LoadRun(df, src0 + o, count);
                                   const V x1 = LoadRun(df, src1 + o, count);
-                                  StoreRun(df, hn::MulAdd(x1, p0, x0), dst + o, count);
+                                  StoreRun(df, hn::MulAdd(x1, p0, x0), dst + o, count, stream);
                                 });
 }
 
@@ -200,6 +207,7 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
   T* const dst0 = a.dst0;
   T* const dst1 = a.dst1;
   const size_t counts[2] = {a.channels, a.channels1};
+  const bool stream = a.stream;
   // NHWC: both inputs per block of pixels, so that each output pixel is
   // written completely while its cache lines are held (one input at a time
   // over the whole tensor would write every output line twice, partly).
@@ -216,8 +224,8 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
           [&](size_t c, size_t s, size_t count, V p0, V p1, V) HWY_ATTR {
             const V v = LoadRun(df, src + Offset<Format>(c, s, Ci, S), count);
             const size_t o = Offset<Format>(base + c, s, C, S);
-            StoreRun(df, hn::Max(zero, hn::MulAdd(v, p0, p1)), dst0 + o, count);
-            if (dst1 != nullptr) StoreRun(df, v, dst1 + o, count);
+            StoreRun(df, hn::Max(zero, hn::MulAdd(v, p0, p1)), dst0 + o, count, stream);
+            if (dst1 != nullptr) StoreRun(df, v, dst1 + o, count, stream);
           });
       base += Ci;
     }
@@ -240,6 +248,9 @@ void FusedKernel(const detail::FusedArgs<typename Cfg::Elem>& a) {
     static_assert(Cfg::type == 9, "fused types are 0, 1, 2, 3, 4, 8, 9");
     Fused9<T, Format>(df, a);
   }
+  // Non-temporal stores are weakly ordered: make them visible before the
+  // caller (or another thread it signals) reads dst.
+  if (a.stream) hwy::FlushStream();
 }
 
 }  // namespace HWY_NAMESPACE

@@ -4,6 +4,7 @@
 #ifndef SYNETK_OPS_FUSED_H_
 #define SYNETK_OPS_FUSED_H_
 
+#include "synetk/streaming.h"
 #include "synetk/detail/check.h"
 #include "synetk/detail/dispatch.h"
 #include "synetk/element.h"
@@ -32,6 +33,11 @@ inline void RunFused(FusedArgs<T>& a, Range part, const char* layer) {
   if (part.begin == part.end) return;
   a.sBegin = part.begin;
   a.sEnd = part.end;
+  // Whole-call traffic (in + out), so that every part decides alike.
+  const size_t outChannels = (kType == 4 ? 2 : 1) * (a.channels + a.channels1);
+  const size_t inputs = kType == 8 ? 2 : 1;
+  a.stream = PreferStreamingStores((inputs * (a.channels + a.channels1) + outChannels) *
+                                   a.spatial * sizeof(T));
   using Cfg = FusedCfg<kType, T, Format>;
   SYNETK_DISPATCH(FusedKernel<Cfg>)(a);
 }

@@ -23,6 +23,7 @@ struct DequantArgs {
   int32_t bias = 0;
   float norm = 0.0f;
   F* dst = nullptr;
+  bool stream = false;  // non-temporal stores (larger than the cache)
 };
 
 template <typename F, typename Q>
@@ -110,6 +111,7 @@ struct ShuffleCfg {
 #include <cstring>
 #include <limits>
 
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include "synetk/detail/abi.h"
@@ -373,25 +375,27 @@ void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::
   // Locals: stores through dst (any type) could alias the fields of a.
   const int32_t bias = a.bias;
   const float norm = a.norm;
+  const bool stream = a.stream;
   size_t i = 0;
   for (; i + 4 * N <= a.size; i += 4 * N) {
     const auto v0 = Dequantize(df, LoadQ(di, a.src + i), bias, norm);
     const auto v1 = Dequantize(df, LoadQ(di, a.src + i + N), bias, norm);
     const auto v2 = Dequantize(df, LoadQ(di, a.src + i + 2 * N), bias, norm);
     const auto v3 = Dequantize(df, LoadQ(di, a.src + i + 3 * N), bias, norm);
-    StoreF32(df, v0, a.dst + i);
-    StoreF32(df, v1, a.dst + i + N);
-    StoreF32(df, v2, a.dst + i + 2 * N);
-    StoreF32(df, v3, a.dst + i + 3 * N);
+    StoreF32Streaming(df, v0, a.dst + i, stream);
+    StoreF32Streaming(df, v1, a.dst + i + N, stream);
+    StoreF32Streaming(df, v2, a.dst + i + 2 * N, stream);
+    StoreF32Streaming(df, v3, a.dst + i + 3 * N, stream);
   }
   for (; i + N <= a.size; i += N) {
-    StoreF32(df, Dequantize(df, LoadQ(di, a.src + i), bias, norm), a.dst + i);
+    StoreF32Streaming(df, Dequantize(df, LoadQ(di, a.src + i), bias, norm), a.dst + i, stream);
   }
   if (i < a.size) {
     const size_t count = a.size - i;
     const auto x = LoadQPartial(di, a.src + i, count);
     StoreF32Partial(df, Dequantize(df, x, bias, norm), a.dst + i, count);
   }
+  if (stream) hwy::FlushStream();  // non-temporal stores are weakly ordered
 }
 
 // ---- QuantizeLinear: dst = clamp(Round(src * norm) + zero) --------------------

@@ -11,6 +11,7 @@
 #include <string>
 #include <type_traits>
 
+#include "synetk/streaming.h"
 #include "synetk/detail/check.h"
 #include "synetk/detail/dispatch.h"
 #include "synetk/element.h"
@@ -95,6 +96,7 @@ struct DequantizeLinear {
     a.bias = bias;
     a.norm = norm[0];
     a.dst = dst + part.begin;
+    a.stream = PreferStreamingStores(size * (sizeof(Q) + sizeof(F)));  // the whole call's
     using Cfg = DequantCfg<Q, F>;
     SYNETK_DISPATCH(DequantKernel<Cfg>)(a);
   }
