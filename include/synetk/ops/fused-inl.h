@@ -168,14 +168,24 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
       }
     }
   } else {
-    ForEachChannelRun<Format, 1, /*overlapTail=*/true>(
-        df, C, S, a.sBegin, a.sEnd, a.channel,
-        [&](size_t c, size_t s, size_t count, V p0, V, V) HWY_ATTR {
-          const V x = hn::Add(LoadRun(df, src + Offset<Format>(c, s, C, S), count), p0);
-          StoreRun(df, hn::Max(zero, x), dst + Offset<Format>(c, s, 2 * C, S), count, stream);
-          StoreRun(df, hn::Max(zero, hn::MulAdd(x, scale1, bias1)),
-                   dst + Offset<Format>(c + C, s, 2 * C, S), count, stream);
-        });
+    // Each output pixel is written front to back: its first half from one
+    // sweep over the input pixel, then its second half from a second sweep
+    // (the input pixel is still in L1), so the stores form one sequential
+    // stream instead of two interleaved ones C elements apart.
+    for (size_t s = a.sBegin; s < a.sEnd; ++s) {
+      const T* in = src + s * C;
+      T* out = dst + s * 2 * C;
+      ForEachChannelRun<Format, 1, /*overlapTail=*/true>(
+          df, C, 1, 0, 1, a.channel, [&](size_t c, size_t, size_t count, V p0, V, V) HWY_ATTR {
+            StoreRun(df, hn::Max(zero, hn::Add(LoadRun(df, in + c, count), p0)), out + c, count,
+                     stream);
+          });
+      ForEachChannelRun<Format, 1, /*overlapTail=*/true>(
+          df, C, 1, 0, 1, a.channel, [&](size_t c, size_t, size_t count, V p0, V, V) HWY_ATTR {
+            const V x = hn::Add(LoadRun(df, in + c, count), p0);
+            StoreRun(df, hn::Max(zero, hn::MulAdd(x, scale1, bias1)), out + C + c, count, stream);
+          });
+    }
   }
 }
 
