@@ -57,7 +57,8 @@ def main():
     # Plot: the median ratio per family and layout, with min-max whiskers.
     groups = OrderedDict()
     for b in rows:
-        if b.get("label") and "PerTarget" in b["name"]:
+        # Per-target and thread cases have their own tables in performance.md.
+        if (b.get("label") and "PerTarget" in b["name"]) or b["name"].startswith("BM_Threads"):
             continue
         key = "%s %s" % (family(b["name"]), layout(b["name"]))
         groups.setdefault(key, []).append(b["memcpy_ratio"])

@@ -221,7 +221,11 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
   // NHWC: both inputs per block of pixels, so that each output pixel is
   // written completely while its cache lines are held (one input at a time
   // over the whole tensor would write every output line twice, partly).
-  const size_t block = std::is_same_v<Format, Nhwc> ? 16 : a.sEnd - a.sBegin;
+  // Blocks of about 1 KiB of output: longer blocks interleave the two
+  // inputs' store streams (64x56x56: 0.80-0.83 of memcpy with 16 pixels,
+  // 0.95-1.03 with 4), shorter ones pay the per-block setup on small C.
+  const size_t block =
+      std::is_same_v<Format, Nhwc> ? HWY_MAX(size_t{1}, 256 / C) : a.sEnd - a.sBegin;
   for (size_t sb = a.sBegin; sb < a.sEnd; sb += block) {
     const size_t se = HWY_MIN(sb + block, a.sEnd);
     size_t base = 0;
