@@ -45,6 +45,24 @@ class Input {
   const uint8_t* end_;
 };
 
+// The `format` argument of a synetk::simd call (0 NCHW, 1 NHWC): valid nine
+// times in ten, else any value in [-2, 4]. An out-of-range draw may still
+// land on a valid value; `nhwc` then follows it, so the reference uses the
+// layout the library was told.
+struct FormatDraw {
+  int value;
+  bool nhwc, ok;
+};
+inline FormatDraw DrawFormat(Input& in) {
+  FormatDraw f;
+  f.nhwc = in.Bool();
+  const bool bad = in.Range(0, 9) == 0;
+  f.value = bad ? static_cast<int>(in.Range(0, 6)) - 2 : (f.nhwc ? 1 : 0);
+  f.ok = f.value == 0 || f.value == 1;
+  if (f.ok) f.nhwc = f.value == 1;
+  return f;
+}
+
 // Results must equal the reference, NaN matching NaN; `tol` is absolute.
 inline bool Close(double got, double ref, double tol) {
   if (std::isnan(ref)) return std::isnan(got);

@@ -66,14 +66,9 @@ bool TinyReduction(int version, const std::vector<float>& src, size_t B, size_t 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   synetk_fuzz::Input in(data, size);
   const int version = static_cast<int>(in.Range(1, 4));
-  bool nhwc = in.Bool();
-  const bool badFormat = in.Range(0, 9) == 0;
-  const auto format = badFormat ? SimdTensorFormatType(static_cast<int>(in.Range(0, 6)) - 2)
-                                : (nhwc ? SimdTensorFormatNhwc : SimdTensorFormatNchw);
-  // An out-of-range draw may still land on a valid format: the reference
-  // then uses that layout.
-  if (format == SimdTensorFormatNhwc || format == SimdTensorFormatNchw) nhwc = format == SimdTensorFormatNhwc;
-  const bool formatOk = format == SimdTensorFormatNchw || format == SimdTensorFormatNhwc;
+  const synetk_fuzz::FormatDraw fd = synetk_fuzz::DrawFormat(in);
+  const auto format = SimdTensorFormatType(fd.value);
+  const bool nhwc = fd.nhwc, formatOk = fd.ok;
   const size_t B = in.Range(0, 9) == 0 ? 0 : in.Range(1, 3);
   const size_t C = in.Range(0, 9) == 0 ? 0 : in.Range(1, 40);
   const size_t S = in.Range(0, 9) == 0 ? 0 : in.Range(1, 40);

@@ -93,12 +93,9 @@ void Guard(const std::vector<T>& before, const std::vector<T>& after) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   synetk_fuzz::Input in(data, size);
   const int fn = static_cast<int>(in.Range(0, 3));  // Average, Max32f, Max16b, Max8u
-  bool nhwc = in.Bool();
-  const auto format = in.Range(0, 9) == 0 ? SimdTensorFormatType(static_cast<int>(in.Range(0, 6)) - 2)
-                                          : (nhwc ? SimdTensorFormatNhwc : SimdTensorFormatNchw);
-  // An out-of-range draw may still land on a valid format: the reference
-  // then uses that layout.
-  if (format == SimdTensorFormatNhwc || format == SimdTensorFormatNchw) nhwc = format == SimdTensorFormatNhwc;
+  const synetk_fuzz::FormatDraw fd = synetk_fuzz::DrawFormat(in);
+  const auto format = SimdTensorFormatType(fd.value);
+  const bool nhwc = fd.nhwc;
   PoolGeom g;
   g.srcC = in.Range(0, 20);
   g.srcH = in.Range(0, 24);

@@ -77,14 +77,9 @@ void Accepted(const char* what, bool ok) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   synetk_fuzz::Input in(data, size);
   const int fn = static_cast<int>(in.Range(0, 4));
-  bool nhwc = in.Bool();
-  const bool badFormat = in.Range(0, 9) == 0;
-  const auto format = badFormat ? SimdTensorFormatType(static_cast<int>(in.Range(0, 6)) - 2)
-                                : (nhwc ? SimdTensorFormatNhwc : SimdTensorFormatNchw);
-  // An out-of-range draw may still land on a valid format: the reference
-  // then uses that layout.
-  if (format == SimdTensorFormatNhwc || format == SimdTensorFormatNchw) nhwc = format == SimdTensorFormatNhwc;
-  const bool formatOk = format == SimdTensorFormatNchw || format == SimdTensorFormatNhwc;
+  const synetk_fuzz::FormatDraw fd = synetk_fuzz::DrawFormat(in);
+  const auto format = SimdTensorFormatType(fd.value);
+  const bool nhwc = fd.nhwc, formatOk = fd.ok;
   char context[200];
 
   if (fn == 0) {  // Dequantize: dst = float(src + bias) * norm, one fp32 product.

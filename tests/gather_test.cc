@@ -298,17 +298,6 @@ TEST_CASE("GatherElements never reads outside src or idx", "[gather]") {
 
 // ---- Errors -------------------------------------------------------------------
 
-template <class Call>
-void ExpectError(Call&& call, const std::string& needle) {
-  try {
-    call();
-    FAIL("no synetk::Error; expected one naming " << needle);
-  } catch (const synetk::Error& e) {
-    INFO(e.what());
-    CHECK(std::string(e.what()).find(needle) != std::string::npos);
-  }
-}
-
 // An index out of range by one on either side, at every kind of position:
 // the error names the position and value, and dst is untouched.
 template <typename T, typename I>
@@ -334,12 +323,12 @@ void CheckOutOfRange(const Shape& s) {
       INFO("pos " << pos << " value " << bad);
       synetk::GatherElements<T, I> g(s.outer.data(), s.outer.size(), s.srcCount, s.inner,
                                      s.idxCount, false);
-      ExpectError([&] { g.Forward(src.data(), idx.data(), dst.data()); }, needle.str());
+      CheckThrowsNaming([&] { g.Forward(src.data(), idx.data(), dst.data()); }, needle.str());
       synetk::GatherElements<T, I> gc(s.outer.data(), s.outer.size(), s.srcCount, s.inner,
                                       s.idxCount, true);
-      ExpectError([&] { gc.SetIndex(idx.data()); }, needle.str());
+      CheckThrowsNaming([&] { gc.SetIndex(idx.data()); }, needle.str());
       CHECK(gc.InternalBufferSize() == 0);
-      ExpectError([&] { gc.Forward(src.data(), idx.data(), dst.data()); }, "SetIndex");
+      CheckThrowsNaming([&] { gc.Forward(src.data(), idx.data(), dst.data()); }, "SetIndex");
       REQUIRE(std::memcmp(dst.data(), before.data(), n * sizeof(T)) == 0);
       REQUIRE(dst.GuardsIntact());
     }
@@ -362,15 +351,15 @@ TEST_CASE("GatherElements bad arguments", "[gather]") {
   SYNETK_FOR_EACH_TARGET([] {
     using G = synetk::GatherElements<float, int32_t>;
     const size_t outer[2] = {2, 3}, zero[2] = {2, 0};
-    ExpectError([&] { G(nullptr, 2, 4, 1, 4); }, "GatherElements: outer = null");
-    ExpectError([&] { G(zero, 2, 4, 1, 4); }, "GatherElements: outer[1] = 0");
-    ExpectError([&] { G(outer, 2, 0, 1, 4); }, "srcCount = 0");
-    ExpectError([&] { G(outer, 2, 4, 0, 4); }, "inner = 0");
-    ExpectError([&] { G(outer, 2, 4, 1, 0); }, "idxCount = 0");
+    CheckThrowsNaming([&] { G(nullptr, 2, 4, 1, 4); }, "GatherElements: outer = null");
+    CheckThrowsNaming([&] { G(zero, 2, 4, 1, 4); }, "GatherElements: outer[1] = 0");
+    CheckThrowsNaming([&] { G(outer, 2, 0, 1, 4); }, "srcCount = 0");
+    CheckThrowsNaming([&] { G(outer, 2, 4, 0, 4); }, "inner = 0");
+    CheckThrowsNaming([&] { G(outer, 2, 4, 1, 0); }, "idxCount = 0");
     const size_t huge[2] = {size_t{1} << 40, size_t{1} << 30};
-    ExpectError([&] { G(huge, 2, 4, 1, 4); }, "GatherElements: outer");
-    ExpectError([&] { G(outer, 1, size_t{1} << 31, 1, 4); }, "srcCount = 2147483648");
-    ExpectError([&] { G(outer, 1, size_t{1} << 30, size_t{1} << 30, 1); }, "outer*srcCount*inner");
+    CheckThrowsNaming([&] { G(huge, 2, 4, 1, 4); }, "GatherElements: outer");
+    CheckThrowsNaming([&] { G(outer, 1, size_t{1} << 31, 1, 4); }, "srcCount = 2147483648");
+    CheckThrowsNaming([&] { G(outer, 1, size_t{1} << 30, size_t{1} << 30, 1); }, "outer*srcCount*inner");
 
     G g(outer, 2, 4, 2, 3);  // src 48, idx/dst 36 elements
     Guarded<float> src(48), dst(36);
@@ -378,29 +367,29 @@ TEST_CASE("GatherElements bad arguments", "[gather]") {
     src.Fill(RandomFloats(48));
     idx.Fill(std::vector<int32_t>(36, 1));
     const auto before = dst.ToVector();
-    ExpectError([&] { g.Forward(nullptr, idx.data(), dst.data()); }, "GatherElements: src = null");
-    ExpectError([&] { g.Forward(src.data(), nullptr, dst.data()); }, "GatherElements: idx = null");
-    ExpectError([&] { g.Forward(src.data(), idx.data(), nullptr); }, "GatherElements: dst = null");
-    ExpectError([&] { g.Forward(src.data(), idx.data(), dst.data(), synetk::Range{7, 3}); },
+    CheckThrowsNaming([&] { g.Forward(nullptr, idx.data(), dst.data()); }, "GatherElements: src = null");
+    CheckThrowsNaming([&] { g.Forward(src.data(), nullptr, dst.data()); }, "GatherElements: idx = null");
+    CheckThrowsNaming([&] { g.Forward(src.data(), idx.data(), nullptr); }, "GatherElements: dst = null");
+    CheckThrowsNaming([&] { g.Forward(src.data(), idx.data(), dst.data(), synetk::Range{7, 3}); },
                 "GatherElements: part.begin = 7");
-    ExpectError([&] { g.Forward(src.data(), idx.data(), src.data() + 1); }, "GatherElements: dst = ");
-    ExpectError([&] { g.Forward(src.data(), reinterpret_cast<const int32_t*>(dst.data()) + 2, dst.data()); },
+    CheckThrowsNaming([&] { g.Forward(src.data(), idx.data(), src.data() + 1); }, "GatherElements: dst = ");
+    CheckThrowsNaming([&] { g.Forward(src.data(), reinterpret_cast<const int32_t*>(dst.data()) + 2, dst.data()); },
                 "disjoint from idx");
-    ExpectError([&] { g.SetIndex(idx.data()); }, "GatherElements: indexConst = false");
+    CheckThrowsNaming([&] { g.SetIndex(idx.data()); }, "GatherElements: indexConst = false");
     REQUIRE(std::memcmp(dst.ToVector().data(), before.data(), 36 * sizeof(float)) == 0);
     REQUIRE(dst.GuardsIntact());
 
     G gc(outer, 2, 4, 2, 3, true);
-    ExpectError([&] { gc.Forward(src.data(), idx.data(), dst.data()); },
+    CheckThrowsNaming([&] { gc.Forward(src.data(), idx.data(), dst.data()); },
                 "GatherElements: SetIndex = not called");
-    ExpectError([&] { gc.SetIndex(nullptr); }, "GatherElements: idx = null");
+    CheckThrowsNaming([&] { gc.SetIndex(nullptr); }, "GatherElements: idx = null");
     // A failed SetIndex keeps the previous index.
     gc.SetIndex(idx.data());
     auto bad = idx.ToVector();
     bad[7] = 4;
     Guarded<int32_t> idxBad(36);
     idxBad.Fill(bad);
-    ExpectError([&] { gc.SetIndex(idxBad.data()); }, "idx[outer 1, index 0, inner 1] = 4");
+    CheckThrowsNaming([&] { gc.SetIndex(idxBad.data()); }, "idx[outer 1, index 0, inner 1] = 4");
     gc.Forward(src.data(), nullptr, dst.data());
     for (size_t r = 0; r < 36; ++r) {
       CHECK(dst[r] == src[(r / 6) * 8 + 2 + r % 2]);
@@ -480,18 +469,18 @@ TEST_CASE("GatherElements synetk::simd entry points", "[gather]") {
   CHECK(SimdSynetGatherElementsInit(SimdTensorData32f, SimdTensorData32f, SimdFalse, 1, outer, 1, 4, 1, 4) == nullptr);
   CHECK(SimdSynetGatherElementsInit(SimdTensorData32f, SimdTensorData8u, SimdFalse, 1, outer, 1, 4, 1, 4) == nullptr);
   CHECK(SimdSynetGatherElementsInit(SimdTensorData32f, SimdTensorData64u, SimdFalse, 1, outer, 1, 4, 1, 4) == nullptr);
-  ExpectError([&] { SimdSynetGatherElementsInit(SimdTensorData32f, SimdTensorData32i, SimdFalse, 1, outer, 1, 0, 1, 4); },
+  CheckThrowsNaming([&] { SimdSynetGatherElementsInit(SimdTensorData32f, SimdTensorData32i, SimdFalse, 1, outer, 1, 0, 1, 4); },
               "srcCount = 0");
   void* c = SimdSynetGatherElementsInit(SimdTensorData32f, SimdTensorData32i, SimdFalse, 1, outer, 1, 4, 1, 3);
   REQUIRE(c != nullptr);
   float src[8] = {0, 1, 2, 3, 4, 5, 6, 7}, dst[6] = {};
   const int32_t idx[6] = {0, -4, 3, 1, 4, 2};
-  ExpectError([&] {
+  CheckThrowsNaming([&] {
     SimdSynetGatherElementsForward(c, reinterpret_cast<uint8_t*>(src), reinterpret_cast<const uint8_t*>(idx),
                                    reinterpret_cast<uint8_t*>(dst));
   }, "idx[outer 1, index 1, inner 0] = 4");
   for (float x : dst) CHECK(x == 0.0f);
-  ExpectError([&] { SimdSynetGatherElementsForward(nullptr, nullptr, nullptr, nullptr); }, "context = null");
+  CheckThrowsNaming([&] { SimdSynetGatherElementsForward(nullptr, nullptr, nullptr, nullptr); }, "context = null");
   SimdRelease(c);
   SimdRelease(nullptr);
 }

@@ -137,6 +137,9 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
   const T* src = a.src0;
   T* dst = a.dst0;
   const bool stream = a.stream;
+  // The two halves of the output, from x = src + bias0[c].
+  const auto first = [&](V x) HWY_ATTR { return hn::Max(zero, x); };
+  const auto second = [&](V x) HWY_ATTR { return hn::Max(zero, hn::MulAdd(x, scale1, bias1)); };
   if constexpr (std::is_same_v<Format, Nchw>) {
     // Writing both halves in one sweep interleaves two store streams that are
     // C*S elements apart (often a multiple of 4 KiB, so they alias in the
@@ -144,27 +147,20 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
     // then second half from the same (cached) source piece.
     constexpr size_t kPiece = 2048;
     const size_t N = hn::Lanes(df);
+    const auto piece = [&](const T* row, T* out, size_t s0, size_t s1, V bias0,
+                           const auto& half) HWY_ATTR {
+      for (size_t s = s0; s < s1; s += N) {
+        const size_t n = HWY_MIN(N, s1 - s);
+        StoreRun(df, half(hn::Add(LoadRun(df, row + s, n), bias0)), out + s, n, stream);
+      }
+    };
     for (size_t c = 0; c < C; ++c) {
       const V bias0 = hn::Set(df, a.channel[0][c]);
       const T* row = src + c * S;
-      T* out0 = dst + c * S;
-      T* out1 = dst + (c + C) * S;
       for (size_t s0 = a.sBegin; s0 < a.sEnd; s0 += kPiece) {
         const size_t s1 = HWY_MIN(s0 + kPiece, a.sEnd);
-        size_t s = s0;
-        for (; s + N <= s1; s += N) {
-          StoreRun(df, hn::Max(zero, hn::Add(LoadF32(df, row + s), bias0)), out0 + s, N, stream);
-        }
-        if (s < s1) StoreRun(df, hn::Max(zero, hn::Add(LoadRun(df, row + s, s1 - s), bias0)), out0 + s, s1 - s);
-        s = s0;
-        for (; s + N <= s1; s += N) {
-          const V x = hn::Add(LoadF32(df, row + s), bias0);
-          StoreRun(df, hn::Max(zero, hn::MulAdd(x, scale1, bias1)), out1 + s, N, stream);
-        }
-        if (s < s1) {
-          const V x = hn::Add(LoadRun(df, row + s, s1 - s), bias0);
-          StoreRun(df, hn::Max(zero, hn::MulAdd(x, scale1, bias1)), out1 + s, s1 - s);
-        }
+        piece(row, dst + c * S, s0, s1, bias0, first);
+        piece(row, dst + (c + C) * S, s0, s1, bias0, second);
       }
     }
   } else {
@@ -172,19 +168,15 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
     // sweep over the input pixel, then its second half from a second sweep
     // (the input pixel is still in L1), so the stores form one sequential
     // stream instead of two interleaved ones C elements apart.
+    const auto pixel = [&](const T* in, T* out, const auto& half) HWY_ATTR {
+      ForEachChannelRun<Format, 1, /*overlapTail=*/true>(
+          df, C, 1, 0, 1, a.channel, [&](size_t c, size_t, size_t count, V p0, V, V) HWY_ATTR {
+            StoreRun(df, half(hn::Add(LoadRun(df, in + c, count), p0)), out + c, count, stream);
+          });
+    };
     for (size_t s = a.sBegin; s < a.sEnd; ++s) {
-      const T* in = src + s * C;
-      T* out = dst + s * 2 * C;
-      ForEachChannelRun<Format, 1, /*overlapTail=*/true>(
-          df, C, 1, 0, 1, a.channel, [&](size_t c, size_t, size_t count, V p0, V, V) HWY_ATTR {
-            StoreRun(df, hn::Max(zero, hn::Add(LoadRun(df, in + c, count), p0)), out + c, count,
-                     stream);
-          });
-      ForEachChannelRun<Format, 1, /*overlapTail=*/true>(
-          df, C, 1, 0, 1, a.channel, [&](size_t c, size_t, size_t count, V p0, V, V) HWY_ATTR {
-            const V x = hn::Add(LoadRun(df, in + c, count), p0);
-            StoreRun(df, hn::Max(zero, hn::MulAdd(x, scale1, bias1)), out + C + c, count, stream);
-          });
+      pixel(src + s * C, dst + s * 2 * C, first);
+      pixel(src + s * C, dst + s * 2 * C + C, second);
     }
   }
 }
