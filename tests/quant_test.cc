@@ -238,8 +238,10 @@ TEST_CASE("QuantizedConcat matches the reference on every target", "[quant]") {
     // Ties: (x - 0) * 0.5 * 1 is k + 0.5 for odd x, with odd and even zero points.
     for (int zero : {0, 3, 128, 255})
       CheckConcat(2, 3, {256, 47}, {0, -101}, {0.5f, -0.5f}, 1.0f, zero);
-    // Saturation both ends, huge products (norm*scale*255 overflows to inf).
+    // Saturation both ends, huge products (norm*scale*255 overflows to inf);
+    // short rows and rows long enough for a byte table (>= 512 bytes).
     CheckConcat(2, 2, {100, 33}, {-128, 0}, {3e38f, 1e20f}, 1e20f, 7);
+    CheckConcat(2, 2, {600, 333}, {-128, 0}, {3e38f, 1e20f}, 1e20f, 7);
     // Long rows (>= 2048 bytes per input) go through the 16-bit fixed-point
     // path whenever it reproduces all 256 entries of the byte map, else fp32:
     // many parameter sets, slopes from 1e-3 to 30, both signs, and ties.
@@ -312,23 +314,26 @@ TEST_CASE("QuantizedScale matches the reference on every target", "[quant]") {
         for (size_t S : {1, 3, 16, 17, 49}) CheckScale(MakeScale(C, S, withBias));
       for (size_t S : EdgeSizes()) CheckScale(MakeScale(5, S, withBias));
       CheckScale(MakeScale(64, 56 * 4, withBias));  // realistic
-      // Ties: (x - 0) * 0.5 * 1 (+ 0) * 1 is k + 0.5 for odd x.
-      ScaleCase t = MakeScale(6, 40, withBias);
-      t.srcScale = 0.5f;
-      t.dstScale = 1.0f;
-      t.srcZero = 0;
-      std::fill(t.scale.begin(), t.scale.end(), 1.0f);
-      t.scale[1] = -1.0f;
-      std::fill(t.bias.begin(), t.bias.end(), 0.0f);
-      for (int z : {0, 1, 100, 255}) {
-        t.dstZero = z;
-        CheckScale(t);
+      CheckScale(MakeScale(9, 28 * 28, withBias));   // NCHW rows with a byte table
+      for (size_t S : {40, 520}) {
+        // Ties: (x - 0) * 0.5 * 1 (+ 0) * 1 is k + 0.5 for odd x.
+        ScaleCase t = MakeScale(6, S, withBias);
+        t.srcScale = 0.5f;
+        t.dstScale = 1.0f;
+        t.srcZero = 0;
+        std::fill(t.scale.begin(), t.scale.end(), 1.0f);
+        t.scale[1] = -1.0f;
+        std::fill(t.bias.begin(), t.bias.end(), 0.0f);
+        for (int z : {0, 1, 100, 255}) {
+          t.dstZero = z;
+          CheckScale(t);
+        }
+        // Overflow to inf, inf * 0 = NaN (gives dstZero), saturation.
+        ScaleCase h = MakeScale(4, S, withBias);
+        h.srcScale = 3e38f;
+        h.scale = {1e10f, 0.0f, -1e10f, 1e-30f};
+        CheckScale(h);
       }
-      // Overflow to inf, inf * 0 = NaN (gives dstZero), saturation.
-      ScaleCase h = MakeScale(4, 33, withBias);
-      h.srcScale = 3e38f;
-      h.scale = {1e10f, 0.0f, -1e10f, 1e-30f};
-      CheckScale(h);
     }
   });
 }
@@ -399,21 +404,23 @@ TEST_CASE("QuantizedShuffle matches the reference on every target", "[quant]") {
       CheckShuffle(MakeShuffle(type, 4098, 4102, 2));
       CheckShuffle(MakeShuffle(type, 8, 8200, 3));
       CheckShuffle(MakeShuffle(type, 8200, 6, 2));
-      // Ties: x * 0.5 * 1 with bias 0.
-      ShuffleCase t = MakeShuffle(type, 6, 10, 37);
-      t.bias0 = t.bias1 = 0;
-      t.norm0 = 0.5f;
-      t.norm1 = -0.5f;
-      t.scale = 1.0f;
-      for (int z : {0, 1, 254, 255}) {
-        t.zero = z;
+      // Ties: x * 0.5 * 1 with bias 0; short rows and rows with a byte table.
+      for (size_t S : {37, 300}) {
+        ShuffleCase t = MakeShuffle(type, 6, 10, S);
+        t.bias0 = t.bias1 = 0;
+        t.norm0 = 0.5f;
+        t.norm1 = -0.5f;
+        t.scale = 1.0f;
+        for (int z : {0, 1, 254, 255}) {
+          t.zero = z;
+          CheckShuffle(t);
+        }
+        // Products beyond the int32 range.
+        t.norm0 = 1e30f;
+        t.norm1 = -3e38f;
+        t.scale = 1e10f;
         CheckShuffle(t);
       }
-      // Products beyond the int32 range.
-      t.norm0 = 1e30f;
-      t.norm1 = -3e38f;
-      t.scale = 1e10f;
-      CheckShuffle(t);
     }
   });
 }

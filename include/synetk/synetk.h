@@ -10,6 +10,14 @@
 #ifndef SYNETK_SYNETK_H_
 #define SYNETK_SYNETK_H_
 
+// Compile Highway's AVX3_DL target (AVX-512 with VBMI, Ice Lake and later) as
+// well: the quantized layers look bytes up with vpermi2b there. Effective only
+// if no Highway header was included before this one; define
+// SYNETK_NO_AVX3_DL to leave Highway's default target list alone.
+#if !defined(SYNETK_NO_AVX3_DL) && !defined(HWY_WANT_AVX3_DL)
+#define HWY_WANT_AVX3_DL
+#endif
+
 #include "synetk/element.h"
 #include "synetk/error.h"
 #include "synetk/format.h"

@@ -149,7 +149,16 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
     const size_t N = hn::Lanes(df);
     const auto piece = [&](const T* row, T* out, size_t s0, size_t s1, V bias0,
                            const auto& half) HWY_ATTR {
-      for (size_t s = s0; s < s1; s += N) {
+      size_t s = s0;
+      if (!stream) {  // the common case without per-vector tail and stream tests
+        for (; s + 2 * N <= s1; s += 2 * N) {
+          const V v0 = half(hn::Add(LoadF32(df, row + s), bias0));
+          const V v1 = half(hn::Add(LoadF32(df, row + s + N), bias0));
+          StoreF32(df, v0, out + s);
+          StoreF32(df, v1, out + s + N);
+        }
+      }
+      for (; s < s1; s += N) {
         const size_t n = HWY_MIN(N, s1 - s);
         StoreRun(df, half(hn::Add(LoadRun(df, row + s, n), bias0)), out + s, n, stream);
       }

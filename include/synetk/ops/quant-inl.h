@@ -115,9 +115,16 @@ struct ShuffleCfg {
 #include <hwy/highway.h>
 
 #include "synetk/detail/abi.h"
+#include "synetk/detail/byte_map-inl.h"
 #include "synetk/detail/elements-inl.h"
 
 HWY_BEFORE_NAMESPACE();
+// Integer outputs must be the same on every target, so `a*b + c` must never
+// become an FMA on the targets that have one. g++ contracts the intrinsics'
+// vector expressions even in ISO mode; HWY_AFTER_NAMESPACE pops this again.
+#if HWY_COMPILER_GCC_ACTUAL
+#pragma GCC optimize("fp-contract=off")
+#endif
 SYNETK_NAMESPACE_BEGIN
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -185,6 +192,32 @@ HWY_INLINE void StoreQ(DI di, hn::Vec<DI> r, Q* HWY_RESTRICT p) {
     hn::StoreU(hn::DemoteTo(dq, r), dq, p);
   }
 }
+// Four vectors at once: 4*Lanes(di) elements at p. On AVX-512 two 32->16
+// packs, one 16->8 pack and one dword permute replace four narrowings (two
+// shuffles each) and four 16-byte stores.
+template <typename Q, class DI>
+HWY_INLINE void StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, hn::Vec<DI> r3,
+                        Q* HWY_RESTRICT p) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (sizeof(hn::Vec<DI>) == 64) {  // full 512-bit vectors
+    const __m512i ab = _mm512_packs_epi32(r0.raw, r1.raw);  // per 128-bit block
+    const __m512i cd = _mm512_packs_epi32(r2.raw, r3.raw);
+    const __m512i bytes = ElementTraits<Q>::kEncoding == Encoding::kUint8
+                              ? _mm512_packus_epi16(ab, cd)
+                              : _mm512_packs_epi16(ab, cd);
+    // Block k holds dwords (r0, r1, r2, r3)[4k..4k+3]: gather them in order.
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    _mm512_storeu_si512(p, _mm512_permutexvar_epi32(order, bytes));
+    return;
+  }
+#endif
+  const size_t N = hn::Lanes(di);
+  StoreQ(di, r0, p);
+  StoreQ(di, r1, p + N);
+  StoreQ(di, r2, p + 2 * N);
+  StoreQ(di, r3, p + 3 * N);
+}
+
 template <typename Q, class DI>
 HWY_INLINE void StoreQRun(DI di, hn::Vec<DI> r, Q* p, size_t count) {
   if (count == hn::Lanes(di)) {
@@ -233,10 +266,7 @@ HWY_INLINE void RequantRow(DF df, const uint8_t* src, size_t n, const RequantPar
     const auto r1 = RequantVec(df, src + i + N, r, q);
     const auto r2 = RequantVec(df, src + i + 2 * N, r, q);
     const auto r3 = RequantVec(df, src + i + 3 * N, r, q);
-    StoreQ(di, r0, dst + i);
-    StoreQ(di, r1, dst + i + N);
-    StoreQ(di, r2, dst + i + 2 * N);
-    StoreQ(di, r3, dst + i + 3 * N);
+    StoreQ4(di, r0, r1, r2, r3, dst + i);
   }
   for (; i + N <= n; i += N) StoreQ(di, RequantVec(df, src + i, r, q), dst + i);
   if (i < n) {
@@ -348,14 +378,46 @@ HWY_INLINE void FixedRow(const uint8_t* src, size_t n, const FixedPlan& p, uint8
   }
 }
 
-// A row with a plan: fixed point when the plan allows, fp32 otherwise.
+// How the rows of one input are requantized: through a byte table where this
+// target looks bytes up fast (the table is the fp32 formula evaluated by the
+// vector code below, so the bytes are the same), else through verified fixed
+// point when it reproduces the map, else the fp32 formula per byte.
+struct RowRequant {
+  RequantParams r;
+  QuantizeParams q;
+  FixedPlan plan;
+  bool table = false;
+  detail::ByteMap map;
+};
+
+// Minimum bytes for which a table (256/Lanes vector evaluations) pays off.
+constexpr size_t kTableMinBytes = 512;
+
+// Prepares op for `bytes` bytes in all, split in rows of any length.
 template <class DF>
-HWY_INLINE void PlannedRow(DF df, const uint8_t* src, size_t n, const RequantParams& r,
-                           const QuantizeParams& q, const FixedPlan& p, uint8_t* dst) {
-  if (p.fast) {
-    FixedRow(src, n, p, dst);
+HWY_INLINE void PrepareRequant(DF df, const RequantParams& r, const QuantizeParams& q,
+                               size_t bytes, RowRequant& op) {
+  op.r = r;
+  op.q = q;
+  if constexpr (kByteLookup) {
+    if (bytes < kTableMinBytes) return;
+    using VI = hn::Vec<hn::RebindToSigned<DF>>;
+    FillByteMap(op.map, [&](VI x) HWY_ATTR { return Quantize<false>(df, Requantize(df, x, r), q); });
+    op.table = true;
   } else {
-    RequantRow(df, src, n, r, q, dst);
+    if (bytes >= kPlanMinBytes) op.plan = PlanRequant(r, q);
+  }
+}
+
+template <class DF>
+HWY_INLINE void RequantRowWith(DF df, const RowRequant& op, const uint8_t* src, size_t n,
+                               uint8_t* dst) {
+  if (kByteLookup && op.table) {
+    MapBytes(op.map, src, n, dst);
+  } else if (op.plan.fast) {
+    FixedRow(src, n, op.plan, dst);
+  } else {
+    RequantRow(df, src, n, op.r, op.q, dst);
   }
 }
 
@@ -376,24 +438,27 @@ void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::
   const int32_t bias = a.bias;
   const float norm = a.norm;
   const bool stream = a.stream;
+  const typename Cfg::Quant* HWY_RESTRICT const src = a.src;
+  typename Cfg::Float* HWY_RESTRICT const dst = a.dst;
+  const size_t size = a.size;
   size_t i = 0;
-  for (; i + 4 * N <= a.size; i += 4 * N) {
-    const auto v0 = Dequantize(df, LoadQ(di, a.src + i), bias, norm);
-    const auto v1 = Dequantize(df, LoadQ(di, a.src + i + N), bias, norm);
-    const auto v2 = Dequantize(df, LoadQ(di, a.src + i + 2 * N), bias, norm);
-    const auto v3 = Dequantize(df, LoadQ(di, a.src + i + 3 * N), bias, norm);
-    StoreF32Streaming(df, v0, a.dst + i, stream);
-    StoreF32Streaming(df, v1, a.dst + i + N, stream);
-    StoreF32Streaming(df, v2, a.dst + i + 2 * N, stream);
-    StoreF32Streaming(df, v3, a.dst + i + 3 * N, stream);
+  for (; i + 4 * N <= size; i += 4 * N) {
+    const auto v0 = Dequantize(df, LoadQ(di, src + i), bias, norm);
+    const auto v1 = Dequantize(df, LoadQ(di, src + i + N), bias, norm);
+    const auto v2 = Dequantize(df, LoadQ(di, src + i + 2 * N), bias, norm);
+    const auto v3 = Dequantize(df, LoadQ(di, src + i + 3 * N), bias, norm);
+    StoreF32Streaming(df, v0, dst + i, stream);
+    StoreF32Streaming(df, v1, dst + i + N, stream);
+    StoreF32Streaming(df, v2, dst + i + 2 * N, stream);
+    StoreF32Streaming(df, v3, dst + i + 3 * N, stream);
   }
-  for (; i + N <= a.size; i += N) {
-    StoreF32Streaming(df, Dequantize(df, LoadQ(di, a.src + i), bias, norm), a.dst + i, stream);
+  for (; i + N <= size; i += N) {
+    StoreF32Streaming(df, Dequantize(df, LoadQ(di, src + i), bias, norm), dst + i, stream);
   }
-  if (i < a.size) {
-    const size_t count = a.size - i;
-    const auto x = LoadQPartial(di, a.src + i, count);
-    StoreF32Partial(df, Dequantize(df, x, bias, norm), a.dst + i, count);
+  if (i < size) {
+    const size_t count = size - i;
+    const auto x = LoadQPartial(di, src + i, count);
+    StoreF32Partial(df, Dequantize(df, x, bias, norm), dst + i, count);
   }
   if (stream) hwy::FlushStream();  // non-temporal stores are weakly ordered
 }
@@ -407,25 +472,27 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
   const hn::RebindToSigned<D> di;
   const size_t N = hn::Lanes(df);
   const QuantizeParams q = MakeQuantize(a.zero, QuantLimits<Q>::kMin, QuantLimits<Q>::kMax);
-  const float norm = a.norm;  // a local: stores through dst could alias a.norm
+  // Locals: stores through dst (8-bit) could alias the fields of a, which the
+  // compiler would otherwise reload after every store.
+  const float norm = a.norm;
+  const typename Cfg::Float* HWY_RESTRICT const src = a.src;
+  Q* HWY_RESTRICT const dst = a.dst;
+  const size_t size = a.size;
   auto quant = [&](hn::Vec<D> x) HWY_ATTR {
     return Quantize<true>(df, hn::Mul(x, hn::Set(df, norm)), q);
   };
   size_t i = 0;
-  for (; i + 4 * N <= a.size; i += 4 * N) {
-    const auto r0 = quant(LoadF32(df, a.src + i));
-    const auto r1 = quant(LoadF32(df, a.src + i + N));
-    const auto r2 = quant(LoadF32(df, a.src + i + 2 * N));
-    const auto r3 = quant(LoadF32(df, a.src + i + 3 * N));
-    StoreQ(di, r0, a.dst + i);
-    StoreQ(di, r1, a.dst + i + N);
-    StoreQ(di, r2, a.dst + i + 2 * N);
-    StoreQ(di, r3, a.dst + i + 3 * N);
+  for (; i + 4 * N <= size; i += 4 * N) {
+    const auto r0 = quant(LoadF32(df, src + i));
+    const auto r1 = quant(LoadF32(df, src + i + N));
+    const auto r2 = quant(LoadF32(df, src + i + 2 * N));
+    const auto r3 = quant(LoadF32(df, src + i + 3 * N));
+    StoreQ4(di, r0, r1, r2, r3, dst + i);
   }
-  for (; i + N <= a.size; i += N) StoreQ(di, quant(LoadF32(df, a.src + i)), a.dst + i);
-  if (i < a.size) {
-    const size_t count = a.size - i;
-    StoreQRun(di, quant(LoadF32Partial(df, a.src + i, count)), a.dst + i, count);
+  for (; i + N <= size; i += N) StoreQ(di, quant(LoadF32(df, src + i)), dst + i);
+  if (i < size) {
+    const size_t count = size - i;
+    StoreQRun(di, quant(LoadF32Partial(df, src + i, count)), dst + i, count);
   }
 }
 
@@ -435,11 +502,16 @@ void ConcatKernel(const detail::ConcatArgs& a) {
   const hn::ScalableTag<float> df;
   const QuantizeParams q = MakeQuantize(a.zero, 0, 255);
   for (size_t s = 0, offset = 0; s < a.count; offset += a.size[s], ++s) {
-    const RequantParams r{a.bias[s], a.norm[s], a.scale};
     const size_t n = a.size[s];
-    const FixedPlan p = n * (a.end - a.begin) >= kPlanMinBytes ? PlanRequant(r, q) : FixedPlan();
+    RowRequant op;
+    PrepareRequant(df, RequantParams{a.bias[s], a.norm[s], a.scale}, q, n * (a.end - a.begin), op);
+    if (kByteLookup && op.table) {
+      MapByteRows(op.map, a.src[s] + a.begin * n, n, n, a.end - a.begin,
+                  a.dst + a.begin * a.total + offset, a.total);
+      continue;
+    }
     for (size_t b = a.begin; b < a.end; ++b) {
-      PlannedRow(df, a.src[s] + b * n, n, r, q, p, a.dst + b * a.total + offset);
+      RequantRowWith(df, op, a.src[s] + b * n, n, a.dst + b * a.total + offset);
     }
   }
 }
@@ -453,16 +525,66 @@ struct ScaleParams {
   float srcScale, invDstScale;
 };
 
+// The per-tensor half: float(src - srcZero) * srcScale.
+template <class DF>
+HWY_INLINE hn::Vec<DF> ScaleSource(DF df, hn::Vec<hn::RebindToSigned<DF>> x, const ScaleParams& k) {
+  const hn::RebindToSigned<DF> di;
+  const auto t = hn::ConvertTo(df, hn::Sub(x, hn::Set(di, k.srcZero)));
+  return hn::Mul(t, hn::Set(df, k.srcScale));
+}
+
+// The per-channel half. kNaN: whether a lane can be NaN (inf * 0).
+template <bool kHasBias, bool kNaN, class DF>
+HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> ScaleFinish(DF df, hn::Vec<DF> t, hn::Vec<DF> scale,
+                                                       hn::Vec<DF> bias, const ScaleParams& k,
+                                                       const QuantizeParams& q) {
+  auto v = hn::Mul(t, scale);
+  if constexpr (kHasBias) v = hn::Add(v, bias);
+  return Quantize<kNaN>(df, hn::Mul(v, hn::Set(df, k.invDstScale)), q);
+}
+
 template <bool kHasBias, class DF>
 HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> ScaleValues(DF df, hn::Vec<hn::RebindToSigned<DF>> x,
                                                        hn::Vec<DF> scale, hn::Vec<DF> bias,
                                                        const ScaleParams& k,
                                                        const QuantizeParams& q) {
-  const hn::RebindToSigned<DF> di;
-  const auto t = hn::ConvertTo(df, hn::Sub(x, hn::Set(di, k.srcZero)));
-  auto v = hn::Mul(hn::Mul(t, hn::Set(df, k.srcScale)), scale);
-  if constexpr (kHasBias) v = hn::Add(v, bias);
-  return Quantize<true>(df, hn::Mul(v, hn::Set(df, k.invDstScale)), q);
+  return ScaleFinish<kHasBias, true>(df, ScaleSource(df, x, k), scale, bias, k, q);
+}
+
+// NCHW with a byte table per channel: the per-tensor half of all 256 inputs
+// once per call (u), the per-channel half per table. Same operations, same
+// bytes as ScaleValues; the NaN test is skipped where u has no infinity
+// (then v is never inf * 0, the only source of NaN).
+template <bool kHasBias>
+HWY_INLINE void ScaleNchwTables(const detail::ScaleArgs& a, const ScaleParams& k,
+                                const QuantizeParams& q) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Rebind<uint8_t, decltype(df)> d8;
+  const size_t N = hn::Lanes(df);
+  HWY_ALIGN float u[256];
+  bool finite = true;
+  auto x = hn::Iota(di, 0);
+  for (size_t i = 0; i < 256; i += N, x = hn::Add(x, hn::Set(di, static_cast<int32_t>(N)))) {
+    const auto t = ScaleSource(df, x, k);
+    finite = finite && hn::AllTrue(df, hn::Lt(hn::Abs(t), hn::Set(df, HUGE_VALF)));
+    hn::Store(t, df, u + i);
+  }
+  const size_t S = a.spatial, len = a.sEnd - a.sBegin;
+  const float* const scale = a.scale;
+  const float* const bias = a.bias;
+  detail::ByteMap map;
+  for (size_t c = 0; c < a.channels; ++c) {
+    const auto sc = hn::Set(df, scale[c]);
+    const auto bi = hn::Set(df, kHasBias ? bias[c] : 0.0f);
+    for (size_t i = 0; i < 256; i += N) {
+      const auto t = hn::Load(df, u + i);
+      const auto r = finite ? ScaleFinish<kHasBias, false>(df, t, sc, bi, k, q)
+                            : ScaleFinish<kHasBias, true>(df, t, sc, bi, k, q);
+      hn::StoreU(hn::DemoteTo(d8, r), d8, map.t + i);
+    }
+    MapBytes(map, a.src + c * S + a.sBegin, len, a.dst + c * S + a.sBegin);
+  }
 }
 
 template <class Cfg>
@@ -482,6 +604,10 @@ void ScaleKernel(const detail::ScaleArgs& a) {
   const size_t C = a.channels, S = a.spatial, sBegin = a.sBegin, sEnd = a.sEnd;
   if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
     const size_t len = sEnd - sBegin;
+    if (kByteLookup && len >= kTableMinBytes) {
+      ScaleNchwTables<kBias>(a, k, q);
+      return;
+    }
     for (size_t c = 0; c < C; ++c) {
       const auto sc = hn::Set(df, scale[c]);
       const auto bi = hn::Set(df, kBias ? bias[c] : 0.0f);
@@ -523,12 +649,13 @@ void ScaleKernel(const detail::ScaleArgs& a) {
 
 // ---- QuantizedShuffle ---------------------------------------------------------------
 // NHWC: the inputs are requantized in long rows (blocks of whole pixels) into
-// a stack buffer, then each pixel's bytes are (de)interleaved into place.
+// a stack buffer and (de)interleaved there as one flat row; then each pixel's
+// runs of bytes are copied into place.
 constexpr size_t kShuffleTmp = 4096;
 
 // dA[i] = src[2i], dB[i] = src[2i + 1], i < pairs.
 HWY_INLINE void Deinterleave(const uint8_t* src, size_t pairs, uint8_t* dA, uint8_t* dB) {
-  const hn::CappedTag<uint8_t, 16> d8;
+  const hn::ScalableTag<uint8_t> d8;
   const size_t L = hn::Lanes(d8);
   size_t i = 0;
   for (; i + L <= pairs; i += L) {
@@ -545,7 +672,7 @@ HWY_INLINE void Deinterleave(const uint8_t* src, size_t pairs, uint8_t* dA, uint
 
 // dst[2i] = a[i], dst[2i + 1] = b[i], i < pairs.
 HWY_INLINE void Interleave(const uint8_t* a, const uint8_t* b, size_t pairs, uint8_t* dst) {
-  const hn::CappedTag<uint8_t, 16> d8;
+  const hn::ScalableTag<uint8_t> d8;
   const size_t L = hn::Lanes(d8);
   size_t i = 0;
   for (; i + L <= pairs; i += L) {
@@ -557,28 +684,42 @@ HWY_INLINE void Interleave(const uint8_t* a, const uint8_t* b, size_t pairs, uin
   }
 }
 
+// rows runs of n bytes: src + r*srcStride -> dst + r*dstStride.
+HWY_INLINE void CopyRuns(const uint8_t* src, size_t srcStride, size_t n, size_t rows,
+                         uint8_t* dst, size_t dstStride) {
+  const hn::CappedTag<uint8_t, 16> d8;  // runs are channel counts: often 16..64
+  const size_t L = hn::Lanes(d8);
+  for (size_t r = 0; r < rows; ++r) {
+    const uint8_t* s = src + r * srcStride;
+    uint8_t* d = dst + r * dstStride;
+    size_t i = 0;
+    for (; i + L <= n; i += L) hn::StoreU(hn::LoadU(d8, s + i), d8, d + i);
+    if (i < n) std::memcpy(d + i, s + i, n - i);
+  }
+}
+
 // Type 0, NHWC, one input of Cs channels (even): pixel s's even channels go
 // to dst0 + s*Ch + offset, its odd ones to dst1 + s*Ch + offset.
 template <class DF>
-HWY_INLINE void SplitNhwc(DF df, const uint8_t* src, size_t Cs, size_t S, const RequantParams& rq,
-                          const QuantizeParams& qz, const FixedPlan& fp, uint8_t* dst0, uint8_t* dst1,
-                          size_t Ch, size_t offset) {
+HWY_INLINE void SplitNhwc(DF df, const uint8_t* src, size_t Cs, size_t S, const RowRequant& op,
+                          uint8_t* dst0, uint8_t* dst1, size_t Ch, size_t offset) {
   HWY_ALIGN uint8_t tmp[kShuffleTmp];
   if (Cs <= kShuffleTmp) {
-    const size_t P = kShuffleTmp / Cs;
+    HWY_ALIGN uint8_t even[kShuffleTmp / 2];
+    HWY_ALIGN uint8_t odd[kShuffleTmp / 2];
+    const size_t P = kShuffleTmp / Cs, h = Cs / 2;
     for (size_t s0 = 0; s0 < S; s0 += P) {
       const size_t p = S - s0 < P ? S - s0 : P;
-      PlannedRow(df, src + s0 * Cs, p * Cs, rq, qz, fp, tmp);
-      for (size_t i = 0; i < p; ++i) {
-        const size_t o = (s0 + i) * Ch + offset;
-        Deinterleave(tmp + i * Cs, Cs / 2, dst0 + o, dst1 + o);
-      }
+      RequantRowWith(df, op, src + s0 * Cs, p * Cs, tmp);
+      Deinterleave(tmp, p * h, even, odd);  // Cs is even: pixel i's halves are at i*h
+      CopyRuns(even, h, h, p, dst0 + s0 * Ch + offset, Ch);
+      CopyRuns(odd, h, h, p, dst1 + s0 * Ch + offset, Ch);
     }
   } else {
     for (size_t s = 0; s < S; ++s) {
       for (size_t c = 0; c < Cs; c += kShuffleTmp) {
         const size_t m = Cs - c < kShuffleTmp ? Cs - c : kShuffleTmp;  // even
-        PlannedRow(df, src + s * Cs + c, m, rq, qz, fp, tmp);
+        RequantRowWith(df, op, src + s * Cs + c, m, tmp);
         const size_t o = s * Ch + offset + c / 2;
         Deinterleave(tmp, m / 2, dst0 + o, dst1 + o);
       }
@@ -589,34 +730,32 @@ HWY_INLINE void SplitNhwc(DF df, const uint8_t* src, size_t Cs, size_t S, const 
 // Type 1, NHWC: src0 and src1 have Ch channels; pixel s of dst0 (C0
 // channels) is interleave(src0[0, C0/2), src1[0, C0/2)), of dst1 the rest.
 template <class DF>
-HWY_INLINE void InterleaveNhwc(DF df, const detail::ShuffleArgs& a, const RequantParams& rq0,
-                               const RequantParams& rq1, const QuantizeParams& qz,
-                               const FixedPlan& fp0, const FixedPlan& fp1) {
+HWY_INLINE void InterleaveNhwc(DF df, const detail::ShuffleArgs& a, const RowRequant& op0,
+                               const RowRequant& op1) {
   const size_t C0 = a.srcC0, C1 = a.srcC1, S = a.spatial, Ch = (C0 + C1) / 2;
-  const size_t h0 = C0 / 2, h1 = C1 / 2;
+  const size_t h0 = C0 / 2;
   HWY_ALIGN uint8_t tmpA[kShuffleTmp / 2];
   HWY_ALIGN uint8_t tmpB[kShuffleTmp / 2];
   constexpr size_t kHalf = kShuffleTmp / 2;
   if (Ch <= kHalf) {
+    // Interleaved, pixel i's 2*Ch bytes are at 2*i*Ch: C0 of them for dst0, then C1.
+    HWY_ALIGN uint8_t both[kShuffleTmp];
     const size_t P = kHalf / Ch;
     for (size_t s0 = 0; s0 < S; s0 += P) {
       const size_t p = S - s0 < P ? S - s0 : P;
-      PlannedRow(df, a.src0 + s0 * Ch, p * Ch, rq0, qz, fp0, tmpA);
-      PlannedRow(df, a.src1 + s0 * Ch, p * Ch, rq1, qz, fp1, tmpB);
-      for (size_t i = 0; i < p; ++i) {
-        const uint8_t* x = tmpA + i * Ch;
-        const uint8_t* y = tmpB + i * Ch;
-        Interleave(x, y, h0, a.dst0 + (s0 + i) * C0);
-        Interleave(x + h0, y + h0, h1, a.dst1 + (s0 + i) * C1);
-      }
+      RequantRowWith(df, op0, a.src0 + s0 * Ch, p * Ch, tmpA);
+      RequantRowWith(df, op1, a.src1 + s0 * Ch, p * Ch, tmpB);
+      Interleave(tmpA, tmpB, p * Ch, both);
+      CopyRuns(both, 2 * Ch, C0, p, a.dst0 + s0 * C0, C0);
+      CopyRuns(both + C0, 2 * Ch, C1, p, a.dst1 + s0 * C1, C1);
     }
   } else {
     for (size_t s = 0; s < S; ++s) {
       // Channel pairs [c, c + m) of the pixel; pair k goes to dst0 below h0.
       for (size_t c = 0; c < Ch; c += kHalf) {
         const size_t m = Ch - c < kHalf ? Ch - c : kHalf;
-        PlannedRow(df, a.src0 + s * Ch + c, m, rq0, qz, fp0, tmpA);
-        PlannedRow(df, a.src1 + s * Ch + c, m, rq1, qz, fp1, tmpB);
+        RequantRowWith(df, op0, a.src0 + s * Ch + c, m, tmpA);
+        RequantRowWith(df, op1, a.src1 + s * Ch + c, m, tmpB);
         const size_t in0 = c < h0 ? (h0 - c < m ? h0 - c : m) : 0;  // pairs for dst0
         if (in0 > 0) Interleave(tmpA, tmpB, in0, a.dst0 + s * C0 + 2 * c);
         if (in0 < m) {
@@ -647,11 +786,10 @@ void ShuffleKernel(const detail::ShuffleArgs& whole) {
     a.dst1 += sBegin * out1;
     a.spatial = len;
   }
-  const RequantParams rq0{a.bias0, a.norm0, a.scale};
-  const RequantParams rq1{a.bias1, a.norm1, a.scale};
-  const bool plan = Ch * len >= kPlanMinBytes;
-  const FixedPlan fp0 = plan ? PlanRequant(rq0, qz) : FixedPlan();
-  const FixedPlan fp1 = plan ? PlanRequant(rq1, qz) : FixedPlan();
+  const size_t bytes0 = (Cfg::type == 0 ? C0 : Ch) * len, bytes1 = (Cfg::type == 0 ? C1 : Ch) * len;
+  RowRequant op0, op1;
+  PrepareRequant(df, RequantParams{a.bias0, a.norm0, a.scale}, qz, bytes0, op0);
+  PrepareRequant(df, RequantParams{a.bias1, a.norm1, a.scale}, qz, bytes1, op1);
   if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
     if constexpr (Cfg::type == 0) {
       // dst0 channel j = X[2j], dst1 channel j = X[2j + 1], X = src0 ++ src1.
@@ -659,8 +797,7 @@ void ShuffleKernel(const detail::ShuffleArgs& whole) {
         const bool first = k < C0;
         const uint8_t* src = first ? a.src0 + k * S : a.src1 + (k - C0) * S;
         uint8_t* dst = (k & 1) ? a.dst1 : a.dst0;
-        PlannedRow(df, src + sBegin, len, first ? rq0 : rq1, qz, first ? fp0 : fp1,
-                   dst + (k / 2) * S + sBegin);
+        RequantRowWith(df, first ? op0 : op1, src + sBegin, len, dst + (k / 2) * S + sBegin);
       }
     } else {
       // Y[2i] = src0 channel i, Y[2i + 1] = src1 channel i; dst0 = Y[0, C0).
@@ -668,15 +805,15 @@ void ShuffleKernel(const detail::ShuffleArgs& whole) {
         const bool even = (k & 1) == 0;
         const uint8_t* src = (even ? a.src0 : a.src1) + (k / 2) * S;
         uint8_t* dst = k < C0 ? a.dst0 + k * S : a.dst1 + (k - C0) * S;
-        PlannedRow(df, src + sBegin, len, even ? rq0 : rq1, qz, even ? fp0 : fp1, dst + sBegin);
+        RequantRowWith(df, even ? op0 : op1, src + sBegin, len, dst + sBegin);
       }
     }
   } else {
     if constexpr (Cfg::type == 0) {
-      SplitNhwc(df, a.src0, C0, len, rq0, qz, fp0, a.dst0, a.dst1, Ch, 0);
-      SplitNhwc(df, a.src1, C1, len, rq1, qz, fp1, a.dst0, a.dst1, Ch, C0 / 2);
+      SplitNhwc(df, a.src0, C0, len, op0, a.dst0, a.dst1, Ch, 0);
+      SplitNhwc(df, a.src1, C1, len, op1, a.dst0, a.dst1, Ch, C0 / 2);
     } else {
-      InterleaveNhwc(df, a, rq0, rq1, qz, fp0, fp1);
+      InterleaveNhwc(df, a, op0, op1);
     }
   }
 }

@@ -1,0 +1,116 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Byte maps: a uint8 -> uint8 function given as a 256-entry table, built
+// once from the vector formula it replaces and then applied to long rows.
+// A quantized layer's requantization is such a function (one per input or
+// channel), so a table built by the very vector code of the fp32 path gives
+// the same bytes by construction, at the cost of one lookup per byte.
+// Re-included once per Highway target.
+
+#ifndef SYNETK_DETAIL_BYTE_MAP_TABLE_
+#define SYNETK_DETAIL_BYTE_MAP_TABLE_
+#include <cstdint>
+
+namespace synetk {
+namespace detail {
+
+// A table for every input byte; 64-byte aligned for full-vector loads.
+struct alignas(64) ByteMap {
+  uint8_t t[256];
+};
+
+}  // namespace detail
+}  // namespace synetk
+#endif  // SYNETK_DETAIL_BYTE_MAP_TABLE_
+
+#if defined(SYNETK_DETAIL_BYTE_MAP_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SYNETK_DETAIL_BYTE_MAP_INL_H_
+#undef SYNETK_DETAIL_BYTE_MAP_INL_H_
+#else
+#define SYNETK_DETAIL_BYTE_MAP_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include <hwy/highway.h>
+
+#include "synetk/detail/abi.h"
+
+HWY_BEFORE_NAMESPACE();
+SYNETK_NAMESPACE_BEGIN
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Whether applying a table beats evaluating the formula per byte: AVX-512
+// VBMI looks up 64 bytes in two vpermi2b (128 entries each) and a blend;
+// the 1-lane targets replace about a dozen scalar operations by one load.
+// Elsewhere (16/32-byte shuffles reach 16 entries) the formula stays.
+inline constexpr bool kByteLookup =
+    HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128;
+
+// Fills m.t[x] = eval(x) for x = 0..255; eval maps int32 lanes holding
+// input bytes to int32 lanes holding output bytes (in [0, 255]).
+template <class Eval>
+HWY_INLINE void FillByteMap(detail::ByteMap& m, const Eval& eval) {
+  const hn::ScalableTag<int32_t> di;
+  const hn::Rebind<uint8_t, decltype(di)> d8;
+  const size_t N = hn::Lanes(di);
+  // Highway 1.0.3's Iota goes through memory (a stalled store forward): once.
+  auto in = hn::Iota(di, 0);
+  const auto step = hn::Set(di, static_cast<int32_t>(N));
+  for (size_t x = 0; x < 256; x += N) {  // N divides 256 on every target
+    hn::StoreU(hn::DemoteTo(d8, eval(in)), d8, m.t + x);
+    in = hn::Add(in, step);
+  }
+}
+
+// For r < rows: dst[r*dstStride + i] = m.t[src[r*srcStride + i]], i < n. One
+// call for many short rows keeps the table in registers (stores through
+// uint8_t pointers could alias it, so the compiler would reload it per row).
+// A row of src may be its row of dst.
+HWY_INLINE void MapByteRows(const detail::ByteMap& m, const uint8_t* src, size_t srcStride,
+                            size_t n, size_t rows, uint8_t* dst, size_t dstStride) {
+#if HWY_TARGET == HWY_AVX3_DL
+  const __m512i t0 = _mm512_load_si512(m.t), t1 = _mm512_load_si512(m.t + 64);
+  const __m512i t2 = _mm512_load_si512(m.t + 128), t3 = _mm512_load_si512(m.t + 192);
+  // vpermi2b reads the low 7 bits of each index; bit 7 picks the table half.
+  auto look = [&](__m512i x) HWY_ATTR {
+    const __m512i lo = _mm512_permutex2var_epi8(t0, x, t1);
+    const __m512i hi = _mm512_permutex2var_epi8(t2, x, t3);
+    return _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), lo, hi);
+  };
+  const size_t full = n & ~size_t{63};
+  // Masked tail: the bytes past n are neither read nor written.
+  const __mmask64 k = n == full ? 0 : (~uint64_t{0}) >> (64 - (n - full));
+  for (size_t r = 0; r < rows; ++r) {
+    const uint8_t* s = src + r * srcStride;
+    uint8_t* d = dst + r * dstStride;
+    size_t i = 0;
+    for (; i + 128 <= full; i += 128) {
+      const __m512i a = look(_mm512_loadu_si512(s + i));
+      const __m512i b = look(_mm512_loadu_si512(s + i + 64));
+      _mm512_storeu_si512(d + i, a);
+      _mm512_storeu_si512(d + i + 64, b);
+    }
+    if (i < full) _mm512_storeu_si512(d + i, look(_mm512_loadu_si512(s + i)));
+    if (k != 0) _mm512_mask_storeu_epi8(d + full, k, look(_mm512_maskz_loadu_epi8(k, s + full)));
+  }
+#else
+  for (size_t r = 0; r < rows; ++r) {
+    const uint8_t* s = src + r * srcStride;
+    uint8_t* d = dst + r * dstStride;
+    for (size_t i = 0; i < n; ++i) d[i] = m.t[s[i]];
+  }
+#endif
+}
+
+// dst[i] = m.t[src[i]] for i < n.
+HWY_INLINE void MapBytes(const detail::ByteMap& m, const uint8_t* src, size_t n, uint8_t* dst) {
+  MapByteRows(m, src, n, n, 1, dst, n);
+}
+
+}  // namespace HWY_NAMESPACE
+SYNETK_NAMESPACE_END
+HWY_AFTER_NAMESPACE();
+
+#endif  // toggle guard
