@@ -254,6 +254,11 @@ TEST_CASE("QuantizedConcat matches the reference on every target", "[quant]") {
     for (float norm : {0.5f, 0.25f, 1.0f, 2.0f, 0.02f, 0.125f})
       for (int zero : {0, 1, 128})
         CheckConcat(2, 1, {4096, 2100}, {0, -1}, {norm, norm}, 1.0f / 0.04f * 0.04f, zero);
+    // NHWC-style: many short blocks (sizes dividing 64 and not), enough bytes per
+    // input for a byte table; block counts that are no multiple of 64/size.
+    CheckConcat(2, 41, {32, 16}, {-7, -200}, {0.031f, 0.012f}, 1.0f / 0.05f, 9);
+    CheckConcat(3, 151, {8, 4, 6}, {0, -255, -77}, {0.02f, 0.5f, 0.013f}, 1.0f / 0.03f, 250);
+    CheckConcat(2, 601, {1, 2}, {-1, -128}, {0.7f, 0.01f}, 3.0f, 128);
     // Realistic: two 32-channel NHWC-free blocks per image (num = 1).
     CheckConcat(2, 1, {32 * 56 * 56, 32 * 56 * 56}, {-120, -3}, {0.021f, 0.034f}, 1.0f / 0.04f, 117);
   });

@@ -82,7 +82,20 @@ HWY_INLINE void MapByteRows(const detail::ByteMap& m, const uint8_t* src, size_t
   const size_t full = n & ~size_t{63};
   // Masked tail: the bytes past n are neither read nor written.
   const __mmask64 k = n == full ? 0 : (~uint64_t{0}) >> (64 - (n - full));
-  for (size_t r = 0; r < rows; ++r) {
+  size_t r = 0;
+  if (n < 64 && 64 % n == 0 && srcStride == n) {
+    // Short contiguous rows (an NHWC concat's channels): one lookup per 64/n
+    // rows, each row stored with its own mask (lanes j*n.. of the vector go to
+    // row j; the masked-off lanes before it are never touched).
+    const size_t per = 64 / n;
+    for (; r + per <= rows; r += per) {
+      const __m512i y = look(_mm512_loadu_si512(src + r * n));
+      for (size_t j = 0; j < per; ++j) {
+        _mm512_mask_storeu_epi8(dst + (r + j) * dstStride - j * n, k << (j * n), y);
+      }
+    }
+  }
+  for (; r < rows; ++r) {
     const uint8_t* s = src + r * srcStride;
     uint8_t* d = dst + r * dstStride;
     size_t i = 0;

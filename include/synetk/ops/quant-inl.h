@@ -421,6 +421,17 @@ HWY_INLINE void RequantRowWith(DF df, const RowRequant& op, const uint8_t* src, 
   }
 }
 
+// `rows` rows of n bytes: src + r*srcStride -> dst + r*dstStride.
+template <class DF>
+HWY_INLINE void RequantRowsWith(DF df, const RowRequant& op, const uint8_t* src, size_t srcStride,
+                                size_t n, size_t rows, uint8_t* dst, size_t dstStride) {
+  if (kByteLookup && op.table) {
+    MapByteRows(op.map, src, srcStride, n, rows, dst, dstStride);
+    return;
+  }
+  for (size_t r = 0; r < rows; ++r) RequantRowWith(df, op, src + r * srcStride, n, dst + r * dstStride);
+}
+
 // ---- DequantizeLinear: dst = float(src + bias) * norm ------------------------
 template <class DF>
 HWY_INLINE hn::Vec<DF> Dequantize(DF df, hn::Vec<hn::RebindToSigned<DF>> x, int32_t bias,
@@ -505,14 +516,8 @@ void ConcatKernel(const detail::ConcatArgs& a) {
     const size_t n = a.size[s];
     RowRequant op;
     PrepareRequant(df, RequantParams{a.bias[s], a.norm[s], a.scale}, q, n * (a.end - a.begin), op);
-    if (kByteLookup && op.table) {
-      MapByteRows(op.map, a.src[s] + a.begin * n, n, n, a.end - a.begin,
-                  a.dst + a.begin * a.total + offset, a.total);
-      continue;
-    }
-    for (size_t b = a.begin; b < a.end; ++b) {
-      RequantRowWith(df, op, a.src[s] + b * n, n, a.dst + b * a.total + offset);
-    }
+    RequantRowsWith(df, op, a.src[s] + a.begin * n, n, n, a.end - a.begin,
+                    a.dst + a.begin * a.total + offset, a.total);
   }
 }
 
@@ -551,6 +556,21 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> ScaleValues(DF df, hn::Vec<hn::Rebind
   return ScaleFinish<kHasBias, true>(df, ScaleSource(df, x, k), scale, bias, k, q);
 }
 
+// One channel's table from u[x] = float(x - srcZero) * srcScale.
+template <bool kHasBias, bool kNaN, class DF>
+HWY_INLINE void ScaleTable(DF df, const float* HWY_RESTRICT u, hn::Vec<DF> sc, hn::Vec<DF> bi,
+                           const ScaleParams& k, const QuantizeParams& q, detail::ByteMap& map) {
+  const hn::RebindToSigned<DF> di;
+  const size_t N = hn::Lanes(df);
+  for (size_t i = 0; i < 256; i += 4 * N) {  // 4*N divides 256 on every target
+    const auto r0 = ScaleFinish<kHasBias, kNaN>(df, hn::Load(df, u + i), sc, bi, k, q);
+    const auto r1 = ScaleFinish<kHasBias, kNaN>(df, hn::Load(df, u + i + N), sc, bi, k, q);
+    const auto r2 = ScaleFinish<kHasBias, kNaN>(df, hn::Load(df, u + i + 2 * N), sc, bi, k, q);
+    const auto r3 = ScaleFinish<kHasBias, kNaN>(df, hn::Load(df, u + i + 3 * N), sc, bi, k, q);
+    StoreQ4(di, r0, r1, r2, r3, map.t + i);
+  }
+}
+
 // NCHW with a byte table per channel: the per-tensor half of all 256 inputs
 // once per call (u), the per-channel half per table. Same operations, same
 // bytes as ScaleValues; the NaN test is skipped where u has no infinity
@@ -560,7 +580,6 @@ HWY_INLINE void ScaleNchwTables(const detail::ScaleArgs& a, const ScaleParams& k
                                 const QuantizeParams& q) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
-  const hn::Rebind<uint8_t, decltype(df)> d8;
   const size_t N = hn::Lanes(df);
   HWY_ALIGN float u[256];
   bool finite = true;
@@ -570,20 +589,22 @@ HWY_INLINE void ScaleNchwTables(const detail::ScaleArgs& a, const ScaleParams& k
     finite = finite && hn::AllTrue(df, hn::Lt(hn::Abs(t), hn::Set(df, HUGE_VALF)));
     hn::Store(t, df, u + i);
   }
-  const size_t S = a.spatial, len = a.sEnd - a.sBegin;
+  // Locals: the table stores (uint8_t) could alias the fields of a.
+  const size_t C = a.channels, S = a.spatial, len = a.sEnd - a.sBegin;
   const float* const scale = a.scale;
   const float* const bias = a.bias;
+  const uint8_t* const src = a.src + a.sBegin;
+  uint8_t* const dst = a.dst + a.sBegin;
   detail::ByteMap map;
-  for (size_t c = 0; c < a.channels; ++c) {
+  for (size_t c = 0; c < C; ++c) {
     const auto sc = hn::Set(df, scale[c]);
     const auto bi = hn::Set(df, kHasBias ? bias[c] : 0.0f);
-    for (size_t i = 0; i < 256; i += N) {
-      const auto t = hn::Load(df, u + i);
-      const auto r = finite ? ScaleFinish<kHasBias, false>(df, t, sc, bi, k, q)
-                            : ScaleFinish<kHasBias, true>(df, t, sc, bi, k, q);
-      hn::StoreU(hn::DemoteTo(d8, r), d8, map.t + i);
+    if (finite) {
+      ScaleTable<kHasBias, false>(df, u, sc, bi, k, q, map);
+    } else {
+      ScaleTable<kHasBias, true>(df, u, sc, bi, k, q, map);
     }
-    MapBytes(map, a.src + c * S + a.sBegin, len, a.dst + c * S + a.sBegin);
+    MapBytes(map, src + c * S, len, dst + c * S);
   }
 }
 
@@ -791,22 +812,24 @@ void ShuffleKernel(const detail::ShuffleArgs& whole) {
   PrepareRequant(df, RequantParams{a.bias0, a.norm0, a.scale}, qz, bytes0, op0);
   PrepareRequant(df, RequantParams{a.bias1, a.norm1, a.scale}, qz, bytes1, op1);
   if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
+    // Four sets of rows with constant strides (C0 and C1 are even).
+    const uint8_t* s0 = a.src0 + sBegin;
+    const uint8_t* s1 = a.src1 + sBegin;
+    uint8_t* d0 = a.dst0 + sBegin;
+    uint8_t* d1 = a.dst1 + sBegin;
+    const size_t h0 = C0 / 2, h1 = C1 / 2;
     if constexpr (Cfg::type == 0) {
       // dst0 channel j = X[2j], dst1 channel j = X[2j + 1], X = src0 ++ src1.
-      for (size_t k = 0; k < C0 + C1; ++k) {
-        const bool first = k < C0;
-        const uint8_t* src = first ? a.src0 + k * S : a.src1 + (k - C0) * S;
-        uint8_t* dst = (k & 1) ? a.dst1 : a.dst0;
-        RequantRowWith(df, first ? op0 : op1, src + sBegin, len, dst + (k / 2) * S + sBegin);
-      }
+      RequantRowsWith(df, op0, s0, 2 * S, len, h0, d0, S);
+      RequantRowsWith(df, op0, s0 + S, 2 * S, len, h0, d1, S);
+      RequantRowsWith(df, op1, s1, 2 * S, len, h1, d0 + h0 * S, S);
+      RequantRowsWith(df, op1, s1 + S, 2 * S, len, h1, d1 + h0 * S, S);
     } else {
       // Y[2i] = src0 channel i, Y[2i + 1] = src1 channel i; dst0 = Y[0, C0).
-      for (size_t k = 0; k < C0 + C1; ++k) {
-        const bool even = (k & 1) == 0;
-        const uint8_t* src = (even ? a.src0 : a.src1) + (k / 2) * S;
-        uint8_t* dst = k < C0 ? a.dst0 + k * S : a.dst1 + (k - C0) * S;
-        RequantRowWith(df, even ? op0 : op1, src + sBegin, len, dst + sBegin);
-      }
+      RequantRowsWith(df, op0, s0, S, len, h0, d0, 2 * S);
+      RequantRowsWith(df, op1, s1, S, len, h0, d0 + S, 2 * S);
+      RequantRowsWith(df, op0, s0 + h0 * S, S, len, h1, d1, 2 * S);
+      RequantRowsWith(df, op1, s1 + h0 * S, S, len, h1, d1 + S, 2 * S);
     }
   } else {
     if constexpr (Cfg::type == 0) {
