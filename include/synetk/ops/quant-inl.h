@@ -705,16 +705,29 @@ HWY_INLINE void Interleave(const uint8_t* a, const uint8_t* b, size_t pairs, uin
   }
 }
 
+// Runs of a compile-time length: the compiler emits plain vector moves.
+template <size_t kN>
+HWY_INLINE void CopyRunsOf(const uint8_t* src, size_t srcStride, size_t rows, uint8_t* dst,
+                           size_t dstStride) {
+  for (size_t r = 0; r < rows; ++r) std::memcpy(dst + r * dstStride, src + r * srcStride, kN);
+}
+
 // rows runs of n bytes: src + r*srcStride -> dst + r*dstStride.
 HWY_INLINE void CopyRuns(const uint8_t* src, size_t srcStride, size_t n, size_t rows,
                          uint8_t* dst, size_t dstStride) {
-  const hn::CappedTag<uint8_t, 16> d8;  // runs are channel counts: often 16..64
-  const size_t L = hn::Lanes(d8);
+  switch (n) {  // half a pixel of common channel counts
+    case 8: return CopyRunsOf<8>(src, srcStride, rows, dst, dstStride);
+    case 16: return CopyRunsOf<16>(src, srcStride, rows, dst, dstStride);
+    case 32: return CopyRunsOf<32>(src, srcStride, rows, dst, dstStride);
+    case 64: return CopyRunsOf<64>(src, srcStride, rows, dst, dstStride);
+    default: break;
+  }
   for (size_t r = 0; r < rows; ++r) {
     const uint8_t* s = src + r * srcStride;
     uint8_t* d = dst + r * dstStride;
     size_t i = 0;
-    for (; i + L <= n; i += L) hn::StoreU(hn::LoadU(d8, s + i), d8, d + i);
+    for (; i + 64 <= n; i += 64) std::memcpy(d + i, s + i, 64);
+    for (; i + 16 <= n; i += 16) std::memcpy(d + i, s + i, 16);
     if (i < n) std::memcpy(d + i, s + i, n - i);
   }
 }
