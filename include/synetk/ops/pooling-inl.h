@@ -599,6 +599,117 @@ void PoolNchwGlobalMax(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   }
 }
 
+// 2x2 windows with stride 2 and no padding, on inputs whose rows and columns
+// pair up exactly (srcH == 2*dstH, srcW == 2*dstW): no row buffer. Every path
+// reduces vertically first, so an average is ((r0[2i] + r1[2i]) +
+// (r0[2i+1] + r1[2i+1])) in both formats; the trailing + 0 gives +0 where
+// the buffered paths (which start from +0) give +0 instead of -0.
+inline bool PoolIsPairs(size_t kY, size_t kX, size_t sY, size_t sX, size_t pY, size_t pX,
+                        size_t srcH, size_t srcW, size_t dstH, size_t dstW, bool pool3d) {
+  return !pool3d && kY == 2 && kX == 2 && sY == 2 && sX == 2 && pY == 0 && pX == 0 &&
+         srcH == 2 * dstH && srcW == 2 * dstW;
+}
+
+template <class Ops, class V>
+HWY_INLINE V PoolPairFinish(V v) {
+  if constexpr (!Ops::kOrderFree) {  // average: the area is 4 (* 0.25 == / 4 exactly)
+    const hn::DFromV<V> d;
+    v = hn::Mul(hn::Add(v, hn::Zero(d)), hn::Set(d, 0.25f));
+  }
+  return v;
+}
+
+// Outputs of lanes [0, N) from columns [0, 2N) of two rows: a = columns
+// [0, N), b = columns [N, 2N); 0/1 = the rows. On 1-lane vectors a and b are
+// columns 0 and 1.
+template <class Ops, class D>
+HWY_INLINE hn::Vec<D> PoolPair2(D d, hn::Vec<D> a0, hn::Vec<D> a1, hn::Vec<D> b0,
+                                hn::Vec<D> b1) {
+  const hn::Vec<D> A = Ops::Combine(a0, a1), B = Ops::Combine(b0, b1);
+#if HWY_TARGET == HWY_SCALAR
+  (void)d;
+  return PoolPairFinish<Ops>(Ops::Combine(A, B));
+#else
+  return PoolPairFinish<Ops>(Ops::Combine(hn::ConcatEven(d, B, A), hn::ConcatOdd(d, B, A)));
+#endif
+}
+
+// NCHW: the part's channels are one flat sequence of row pairs, 2W
+// contiguous inputs -> W/2 contiguous outputs each.
+template <class Cfg, class D>
+void PoolNchwPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using T = typename Cfg::Elem;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t W = a.srcW, W2 = a.dstW;
+  const T* src = a.src + a.begin * a.srcH * W;
+  T* dst = a.dst + a.begin * a.dstH * W2;
+  const size_t srcLeft = (a.srcC - a.begin) * a.srcH * W;  // readable from src
+  const size_t outs = (a.end - a.begin) * a.dstH * W2;     // this part's outputs
+  const size_t pairs = outs / W2;
+  const V ident = Ops::Identity(d);
+  const bool single = N > 1 && W <= N;  // one vector per row
+  // Furthest element (exclusive) a pair's loads reach, from the pair's start.
+  const size_t reach = single ? W + N : W + (W - 1) / (2 * N) * (2 * N) + 2 * N;
+  auto run = [&](size_t p0, size_t p1, auto checkedTag) {
+    constexpr bool kChecked = decltype(checkedTag)::value;
+    auto ld = [&](size_t off) -> V {
+      if (kChecked && off >= srcLeft) return ident;
+      if (kChecked) return PoolLoadSrc<Ops>(d, src + off, srcLeft - off);
+      return Ops::Load(d, src + off);
+    };
+    for (size_t p = p0; p < p1; ++p) {
+      const size_t i0 = 2 * p * W, o0 = p * W2;
+      if (single) {
+#if HWY_TARGET != HWY_SCALAR
+        const V A = Ops::Combine(ld(i0), ld(i0 + W));
+        const V v = PoolPairFinish<Ops>(
+            Ops::Combine(hn::ConcatEven(d, A, A), hn::ConcatOdd(d, A, A)));
+        // Lanes past the row land on outputs written later.
+        PoolStoreDst<Ops>(d, v, dst + o0, outs - o0);
+#endif
+        continue;
+      }
+      for (size_t x = 0; x < W; x += 2 * N) {
+        const V v = PoolPair2<Ops>(d, ld(i0 + x), ld(i0 + W + x), ld(i0 + x + N),
+                                   ld(i0 + W + x + N));
+        PoolStoreDst<Ops>(d, v, dst + o0 + x / 2, outs - (o0 + x / 2));
+      }
+    }
+  };
+  // Pairs whose loads stay inside src take plain loads.
+  const size_t safe = srcLeft >= reach ? HWY_MIN(pairs, (srcLeft - reach) / (2 * W) + 1) : 0;
+  run(0, safe, std::false_type());
+  run(safe, pairs, std::true_type());
+}
+
+// NHWC with at least one vector of channels: per output pixel, the four
+// input pixels' channels (lanes past C land on the next pixel, written later).
+template <class Cfg, class D>
+void PoolNhwcPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t C = a.srcC, rowElems = a.srcW * C;
+  const size_t srcTotal = a.srcH * rowElems, dstTotal = a.end * a.dstW * C;
+  auto ld = [&](size_t off) -> V {
+    return off < srcTotal ? PoolLoadSrc<Ops>(d, a.src + off, srcTotal - off) : Ops::Identity(d);
+  };
+  for (size_t dy = a.begin; dy < a.end; ++dy) {
+    const size_t r0 = 2 * dy * rowElems, r1 = r0 + rowElems;
+    for (size_t dx = 0; dx < a.dstW; ++dx) {
+      const size_t i = 2 * dx * C, o = (dy * a.dstW + dx) * C;
+      for (size_t c = 0; c < C; c += N) {
+        const V va = Ops::Combine(ld(r0 + i + c), ld(r1 + i + c));
+        const V vb = Ops::Combine(ld(r0 + i + C + c), ld(r1 + i + C + c));
+        PoolStoreDst<Ops>(d, PoolPairFinish<Ops>(Ops::Combine(va, vb)), a.dst + o + c,
+                          dstTotal - (o + c));
+      }
+    }
+  }
+}
+
 // The dispatched entry point, one instance per (operation, element, format).
 template <class Cfg>
 void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
@@ -608,8 +719,12 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
     return;
   }
   const hn::ScalableTag<L> d;
+  const bool pairs = PoolIsPairs(a.kY, a.kX, a.sY, a.sX, a.pY, a.pX, a.srcH, a.srcW, a.dstH,
+                                 a.dstW, a.pool3d);
   if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
-    if (Cfg::isMax && !a.pool3d && a.dstH == 1 && a.dstW == 1 && a.kY - a.pY >= a.srcH &&
+    if (pairs) {
+      PoolNchwPairs<Cfg>(d, a);
+    } else if (Cfg::isMax && !a.pool3d && a.dstH == 1 && a.dstW == 1 && a.kY - a.pY >= a.srcH &&
         a.kX - a.pX >= a.srcW) {  // one window covering each whole plane
       const hn::CappedTag<L, 16 / sizeof(L)> dq;
       if (a.srcH * a.srcW >= 2 * hn::Lanes(d)) {
@@ -623,7 +738,11 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
       PoolNchw<Cfg>(d, a);
     }
   } else {
-    PoolNhwc<Cfg>(d, a);
+    if (pairs && a.srcC >= hn::Lanes(d)) {
+      PoolNhwcPairs<Cfg>(d, a);
+    } else {
+      PoolNhwc<Cfg>(d, a);
+    }
   }
 }
 
