@@ -322,6 +322,35 @@ void PoolDirect(const detail::PoolArgs<typename Cfg::Elem>& a) {
   }
 }
 
+// NCHW vertical step for up to 3 rows (n = 1..3) at src, src + stride, ...:
+// out[x] for x < W (rounded up to whole vectors, which the caller made
+// readable). Averages start from +0 like the general loop.
+template <class Ops, class D, typename T>
+HWY_INLINE void PoolRows3(D d, const T* src, size_t stride, size_t n, size_t W,
+                          typename Ops::L* out) {
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  auto first = [&](size_t x) -> V {
+    const V v = Ops::Load(d, src + x);
+    if constexpr (Ops::kOrderFree) return v;
+    return Ops::Combine(Ops::Identity(d), v);
+  };
+  const T* s1 = src + stride;
+  const T* s2 = src + 2 * stride;
+  if (n == 3) {
+    for (size_t x = 0; x < W; x += N) {
+      hn::StoreU(Ops::Combine(Ops::Combine(first(x), Ops::Load(d, s1 + x)), Ops::Load(d, s2 + x)),
+                 d, out + x);
+    }
+  } else if (n == 2) {
+    for (size_t x = 0; x < W; x += N) {
+      hn::StoreU(Ops::Combine(first(x), Ops::Load(d, s1 + x)), d, out + x);
+    }
+  } else {
+    for (size_t x = 0; x < W; x += N) hn::StoreU(first(x), d, out + x);
+  }
+}
+
 // NCHW with small kernels: the padded rows of a block of output rows are
 // stacked in R, each segment Wseg = G*sX lanes long (G >= dstW outputs, the
 // extra ones unused), so that output j of the block reads R[j*sX + k]: one
@@ -350,7 +379,9 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
   hn::StoreU(ident, d, R + rowLen - N);
   const bool direct = G == a.dstW;  // block outputs are contiguous in dst
-  T* O = direct ? nullptr : PoolScratch<T, 1>(flat);
+  const bool perRow = !direct && a.dstW >= N;
+  const size_t wUp = PoolRoundUp(W, N);
+  T* O = direct || perRow ? nullptr : PoolScratch<T, 1>(flat);
   // Average with excludePad: the clipped area of every output of a plane.
   L* areas = nullptr;
   if constexpr (!Cfg::isMax) {
@@ -373,19 +404,42 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       for (size_t b = 0; b < nb; ++b) {
         const detail::PoolWindow wy(dy0 + b, a.sY, a.pY, a.kY, H);
         L* seg = R + b * Wseg + a.pX;
-        for (size_t x = 0; x < W; x += N) {
-          V acc = ident;
-          for (size_t c = wc.begin; c < wc.end; ++c) {
-            for (size_t y = wy.begin; y < wy.end; ++y) {
-              const size_t o = c * plane + y * W + x;
-              acc = Ops::Combine(acc, PoolLoadSrc<Ops>(d, a.src + o, srcTotal - o));
+        const size_t first = wc.begin * plane + wy.begin * W;
+        const size_t last = (wc.end - 1) * plane + (wy.end - 1) * W;
+        if (wc.Size() == 1 && wy.Size() <= 3 && last + wUp <= srcTotal) {
+          // Common case: up to 3 rows, every load inside src.
+          PoolRows3<Ops>(d, a.src + first, W, wy.Size(), W, seg);
+        } else {
+          for (size_t x = 0; x < W; x += N) {
+            V acc = ident;
+            for (size_t c = wc.begin; c < wc.end; ++c) {
+              for (size_t y = wy.begin; y < wy.end; ++y) {
+                const size_t o = c * plane + y * W + x;
+                acc = Ops::Combine(acc, PoolLoadSrc<Ops>(d, a.src + o, srcTotal - o));
+              }
             }
+            hn::StoreU(acc, d, seg + x);
           }
-          hn::StoreU(acc, d, seg + x);
         }
         hn::StoreU(ident, d, seg + W);  // lanes past W: restore the padding
       }
       const size_t base = (dc * a.dstH + dy0) * a.dstW;
+      if (perRow) {
+        // Wide rows: each output row straight into dst (lanes past the row
+        // land on outputs written later).
+        for (size_t b = 0; b < nb; ++b) {
+          const size_t ob = base + b * a.dstW;
+          for (size_t j = 0; j < a.dstW; j += N) {
+            V v = PoolRowStrided<Ops>(d, R + b * Wseg + j * a.sX, 0, a.kX, a.sX);
+            if constexpr (!Cfg::isMax) {
+              v = hn::Div(v, a.excludePad ? hn::LoadU(d, areas + (dy0 + b) * G + j)
+                                          : hn::Set(d, a.divisor));
+            }
+            PoolStoreDst<Ops>(d, v, a.dst + ob + j, dstTotal - (ob + j));
+          }
+        }
+        continue;
+      }
       for (size_t j = 0; j < nb * G; j += N) {
         V v = PoolRowStrided<Ops>(d, R + j * a.sX, 0, a.kX, a.sX);
         if constexpr (!Cfg::isMax) {  // average: divide by the window's area
