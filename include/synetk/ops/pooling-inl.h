@@ -322,12 +322,12 @@ void PoolDirect(const detail::PoolArgs<typename Cfg::Elem>& a) {
   }
 }
 
-// NCHW vertical step for up to 3 rows (n = 1..3) at src, src + stride, ...:
-// out[x] for x < W (rounded up to whole vectors, which the caller made
-// readable). Averages start from +0 like the general loop.
+// Vertical step over n >= 1 rows at src, src + stride, ...: out[x] for
+// x < len, rounded up to whole vectors (the caller made them readable).
+// Averages start from +0 and add the rows in order, like every other path.
 template <class Ops, class D, typename T>
-HWY_INLINE void PoolRows3(D d, const T* src, size_t stride, size_t n, size_t W,
-                          typename Ops::L* out) {
+HWY_INLINE void PoolRows(D d, const T* src, size_t stride, size_t n, size_t len,
+                         typename Ops::L* out) {
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
   auto first = [&](size_t x) -> V {
@@ -338,16 +338,23 @@ HWY_INLINE void PoolRows3(D d, const T* src, size_t stride, size_t n, size_t W,
   const T* s1 = src + stride;
   const T* s2 = src + 2 * stride;
   if (n == 3) {
-    for (size_t x = 0; x < W; x += N) {
+    for (size_t x = 0; x < len; x += N) {
       hn::StoreU(Ops::Combine(Ops::Combine(first(x), Ops::Load(d, s1 + x)), Ops::Load(d, s2 + x)),
                  d, out + x);
     }
   } else if (n == 2) {
-    for (size_t x = 0; x < W; x += N) {
+    for (size_t x = 0; x < len; x += N) {
       hn::StoreU(Ops::Combine(first(x), Ops::Load(d, s1 + x)), d, out + x);
     }
+  } else if (n == 1) {
+    for (size_t x = 0; x < len; x += N) hn::StoreU(first(x), d, out + x);
   } else {
-    for (size_t x = 0; x < W; x += N) hn::StoreU(first(x), d, out + x);
+    for (size_t x = 0; x < len; x += N) {
+      V acc = Ops::Combine(Ops::Combine(first(x), Ops::Load(d, s1 + x)), Ops::Load(d, s2 + x));
+      const T* r = s2 + stride + x;
+      for (size_t y = 3; y < n; ++y, r += stride) acc = Ops::Combine(acc, Ops::Load(d, r));
+      hn::StoreU(acc, d, out + x);
+    }
   }
 }
 
@@ -406,9 +413,8 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         L* seg = R + b * Wseg + a.pX;
         const size_t first = wc.begin * plane + wy.begin * W;
         const size_t last = (wc.end - 1) * plane + (wy.end - 1) * W;
-        if (wc.Size() == 1 && wy.Size() <= 3 && last + wUp <= srcTotal) {
-          // Common case: up to 3 rows, every load inside src.
-          PoolRows3<Ops>(d, a.src + first, W, wy.Size(), W, seg);
+        if (wc.Size() == 1 && last + wUp <= srcTotal) {  // 2D, every load inside src
+          PoolRows<Ops>(d, a.src + first, W, wy.Size(), W, seg);
         } else {
           for (size_t x = 0; x < W; x += N) {
             V acc = ident;
@@ -529,7 +535,11 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   // Stores may spill past a row onto outputs written later, never past the part.
   const size_t srcTotal = a.srcH * rowElems, dstTotal = a.end * a.dstW * a.dstC;
   const size_t pixels = a.pX + W + a.dstW * a.sX + a.kX;
-  const size_t rowLen = pixels * C + PoolRoundUp(rowElems, N) - rowElems + 3 * N;
+  // 3 channels, strided: the row is split into channel planes (3N-lane
+  // LoadInterleaved3 reads, hence 3N more lanes of padding) and each plane
+  // pooled like an NCHW row, N output pixels per vector.
+  const bool planar = C == 3 && a.sX != 1 && !a.pool3d && a.kX <= kPoolStackedMaxKernel;
+  const size_t rowLen = pixels * C + PoolRoundUp(rowElems, N) - rowElems + 6 * N;
   L* R = PoolScratch<L, 0>(rowLen);
   const V ident = Ops::Identity(d);
   for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
@@ -549,17 +559,38 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       }
     }
   }
+  const size_t dxUp = PoolRoundUp(a.dstW, N);
+  const size_t planeLen = planar ? PoolRoundUp(HWY_MAX(pixels, dxUp * a.sX + a.kX), N) + N : 0;
+  L* planes = planar ? PoolScratch<L, 3>(3 * planeLen + 3 * dxUp + 3 * N) : nullptr;
+  L* outRow = planes + 3 * planeLen;  // interleaved outputs of a row
+  if (planar) {
+    for (size_t i = 0; i + N <= 3 * planeLen; i += N) hn::StoreU(ident, d, planes + i);
+    if constexpr (!Cfg::isMax) {
+      if (a.excludePad) {
+        widths = PoolScratch<L, 2>(dxUp);
+        for (size_t dx = 0; dx < dxUp; ++dx) {
+          widths[dx] = dx < a.dstW
+              ? static_cast<L>(detail::PoolWindow(dx, a.sX, a.pX, a.kX, W).Size()) : L(1);
+        }
+      }
+    }
+  }
   L* row = R + a.pX * C;
+  const size_t rowUp = PoolRoundUp(rowElems, N);
   const hn::CappedTag<L, 1> d1;
   for (size_t dy = a.begin; dy < a.end; ++dy) {
     const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, a.srcH);
-    for (size_t j = 0; j < rowElems; j += N) {
-      V acc = ident;
-      for (size_t y = wy.begin; y < wy.end; ++y) {
-        const size_t o = y * rowElems + j;
-        acc = Ops::Combine(acc, PoolLoadSrc<Ops>(d, a.src + o, srcTotal - o));
+    if ((wy.end - 1) * rowElems + rowUp <= srcTotal) {  // every load inside src
+      PoolRows<Ops>(d, a.src + wy.begin * rowElems, rowElems, wy.Size(), rowElems, row);
+    } else {
+      for (size_t j = 0; j < rowElems; j += N) {
+        V acc = ident;
+        for (size_t y = wy.begin; y < wy.end; ++y) {
+          const size_t o = y * rowElems + j;
+          acc = Ops::Combine(acc, PoolLoadSrc<Ops>(d, a.src + o, srcTotal - o));
+        }
+        hn::StoreU(acc, d, row + j);
       }
-      hn::StoreU(acc, d, row + j);
     }
     hn::StoreU(ident, d, row + rowElems);  // lanes past the row
     if (flat) {
@@ -584,6 +615,36 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         }
         // Lanes past the row land on outputs written later.
         PoolStoreDst<Ops>(d, acc, a.dst + base + j, dstTotal - (base + j));
+      }
+      continue;
+    }
+    if (planar) {
+      // Deinterleave the padded row (identity past it) into 3 planes.
+      for (size_t i = 0; i < pixels; i += N) {
+        V c0, c1, c2;
+        hn::LoadInterleaved3(d, R + 3 * i, c0, c1, c2);
+        hn::StoreU(c0, d, planes + i);
+        hn::StoreU(c1, d, planes + planeLen + i);
+        hn::StoreU(c2, d, planes + 2 * planeLen + i);
+      }
+      for (size_t dx = 0; dx < a.dstW; dx += N) {
+        V v0 = PoolRowStrided<Ops>(d, planes + dx * a.sX, 0, a.kX, a.sX);
+        V v1 = PoolRowStrided<Ops>(d, planes + planeLen + dx * a.sX, 0, a.kX, a.sX);
+        V v2 = PoolRowStrided<Ops>(d, planes + 2 * planeLen + dx * a.sX, 0, a.kX, a.sX);
+        if constexpr (!Cfg::isMax) {  // average: divide by the window's area
+          const V area = a.excludePad
+              ? hn::Mul(hn::Set(d, static_cast<L>(wy.Size())), hn::LoadU(d, widths + dx))
+              : hn::Set(d, a.divisor);
+          v0 = hn::Div(v0, area);
+          v1 = hn::Div(v1, area);
+          v2 = hn::Div(v2, area);
+        }
+        hn::StoreInterleaved3(v0, v1, v2, d, outRow + 3 * dx);
+      }
+      const size_t base = dy * rowOut;
+      for (size_t j = 0; j < rowOut; j += N) {
+        // Lanes past the row land on outputs written later.
+        PoolStoreDst<Ops>(d, hn::LoadU(d, outRow + j), a.dst + base + j, dstTotal - (base + j));
       }
       continue;
     }
