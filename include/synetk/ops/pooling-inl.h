@@ -779,10 +779,29 @@ void PoolNchwPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       if (single) {
 #if HWY_TARGET != HWY_SCALAR
         const V A = Ops::Combine(ld(i0), ld(i0 + W));
-        const V v = PoolPairFinish<Ops>(
-            Ops::Combine(hn::ConcatEven(d, A, A), hn::ConcatOdd(d, A, A)));
-        // Lanes past the row land on outputs written later.
-        PoolStoreDst<Ops>(d, v, dst + o0, outs - o0);
+        if constexpr (sizeof(typename Ops::L) == 1) {
+          // 8-bit max: adjacent bytes are the halves of 16-bit lanes.
+          using L = typename Ops::L;
+          const hn::Repartition<uint16_t, D> du16;
+          const hn::RebindToSigned<decltype(du16)> di16;
+          const hn::Rebind<L, decltype(di16)> dh;  // N/2 lanes
+          hn::Vec<decltype(di16)> m;
+          if constexpr (std::is_signed_v<L>) {
+            const auto w = hn::BitCast(di16, A);
+            m = hn::Max(hn::ShiftRight<8>(hn::ShiftLeft<8>(w)), hn::ShiftRight<8>(w));
+          } else {
+            const auto w = hn::BitCast(du16, A);
+            m = hn::BitCast(di16, hn::Max(hn::And(w, hn::Set(du16, uint16_t{0xFF})),
+                                          hn::ShiftRight<8>(w)));
+          }
+          // In range, so the saturating demotion is exact.
+          PoolStoreDst<Ops>(dh, hn::DemoteTo(dh, m), dst + o0, outs - o0);
+        } else {
+          const V v = PoolPairFinish<Ops>(
+              Ops::Combine(hn::ConcatEven(d, A, A), hn::ConcatOdd(d, A, A)));
+          // Lanes past the row land on outputs written later.
+          PoolStoreDst<Ops>(d, v, dst + o0, outs - o0);
+        }
 #endif
         continue;
       }
@@ -808,10 +827,12 @@ void PoolNhwcPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const size_t N = hn::Lanes(d);
   const size_t C = a.srcC, rowElems = a.srcW * C;
   const size_t srcTotal = a.srcH * rowElems, dstTotal = a.end * a.dstW * C;
-  auto ld = [&](size_t off) -> V {
-    return off < srcTotal ? PoolLoadSrc<Ops>(d, a.src + off, srcTotal - off) : Ops::Identity(d);
-  };
-  for (size_t dy = a.begin; dy < a.end; ++dy) {
+  auto row = [&](size_t dy, auto checkedTag) {
+    constexpr bool kChecked = decltype(checkedTag)::value;
+    auto ld = [&](size_t off) -> V {
+      if (kChecked) return PoolLoadSrc<Ops>(d, a.src + off, srcTotal - off);
+      return Ops::Load(d, a.src + off);
+    };
     const size_t r0 = 2 * dy * rowElems, r1 = r0 + rowElems;
     for (size_t dx = 0; dx < a.dstW; ++dx) {
       const size_t i = 2 * dx * C, o = (dy * a.dstW + dx) * C;
@@ -821,6 +842,14 @@ void PoolNhwcPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         PoolStoreDst<Ops>(d, PoolPairFinish<Ops>(Ops::Combine(va, vb)), a.dst + o + c,
                           dstTotal - (o + c));
       }
+    }
+  };
+  for (size_t dy = a.begin; dy < a.end; ++dy) {
+    // Loads reach at most N - 1 elements past the row pair.
+    if ((2 * dy + 2) * rowElems + N <= srcTotal) {
+      row(dy, std::false_type());
+    } else {
+      row(dy, std::true_type());
     }
   }
 }
