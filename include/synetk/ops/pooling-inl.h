@@ -327,7 +327,7 @@ void PoolDirect(const detail::PoolArgs<typename Cfg::Elem>& a) {
 // Averages start from +0 and add the rows in order, like every other path.
 template <class Ops, class D, typename T>
 HWY_INLINE void PoolRows(D d, const T* src, size_t stride, size_t n, size_t len,
-                         typename Ops::L* out) {
+                         typename Ops::L* out, bool prefetch) {
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
   auto first = [&](size_t x) -> V {
@@ -339,6 +339,10 @@ HWY_INLINE void PoolRows(D d, const T* src, size_t stride, size_t n, size_t len,
   const T* s2 = src + 2 * stride;
   if (n == 3) {
     for (size_t x = 0; x < len; x += N) {
+      if (prefetch) {  // the next output row's new rows (stride 2)
+        hwy::Prefetch(s2 + stride + x);
+        hwy::Prefetch(s2 + 2 * stride + x);
+      }
       hn::StoreU(Ops::Combine(Ops::Combine(first(x), Ops::Load(d, s1 + x)), Ops::Load(d, s2 + x)),
                  d, out + x);
     }
@@ -414,7 +418,7 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         const size_t first = wc.begin * plane + wy.begin * W;
         const size_t last = (wc.end - 1) * plane + (wy.end - 1) * W;
         if (wc.Size() == 1 && last + wUp <= srcTotal) {  // 2D, every load inside src
-          PoolRows<Ops>(d, a.src + first, W, wy.Size(), W, seg);
+          PoolRows<Ops>(d, a.src + first, W, wy.Size(), W, seg, true);
         } else {
           for (size_t x = 0; x < W; x += N) {
             V acc = ident;
@@ -581,7 +585,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   for (size_t dy = a.begin; dy < a.end; ++dy) {
     const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, a.srcH);
     if ((wy.end - 1) * rowElems + rowUp <= srcTotal) {  // every load inside src
-      PoolRows<Ops>(d, a.src + wy.begin * rowElems, rowElems, wy.Size(), rowElems, row);
+      PoolRows<Ops>(d, a.src + wy.begin * rowElems, rowElems, wy.Size(), rowElems, row, false);
     } else {
       for (size_t j = 0; j < rowElems; j += N) {
         V acc = ident;
