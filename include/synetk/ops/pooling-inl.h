@@ -768,7 +768,8 @@ void PoolNchwPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const size_t outs = (a.end - a.begin) * a.dstH * W2;     // this part's outputs
   const size_t pairs = outs / W2;
   const V ident = Ops::Identity(d);
-  const bool single = N > 1 && W <= N;  // one vector per row
+  constexpr bool kBf16Avg = !Cfg::isMax && ElementTraits<T>::kEncoding == Encoding::kBFloat16;
+  const bool single = !kBf16Avg && N > 1 && W <= N;  // one vector per row
   // Furthest element (exclusive) a pair's loads reach, from the pair's start.
   const size_t reach = single ? W + N : W + (W - 1) / (2 * N) * (2 * N) + 2 * N;
   auto run = [&](size_t p0, size_t p1, auto checkedTag) {
@@ -807,6 +808,28 @@ void PoolNchwPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
           PoolStoreDst<Ops>(d, v, dst + o0, outs - o0);
         }
 #endif
+        continue;
+      }
+      if constexpr (kBf16Avg) {
+        // bf16 average: a 32-bit lane holds columns 2i (low half) and 2i + 1
+        // (high half), each an fp32 number once shifted or masked in place.
+        const hn::RebindToUnsigned<D> du;
+        auto ldw = [&](size_t off) {
+          const auto* p = reinterpret_cast<const uint32_t*>(src + off);
+          if (!kChecked || off + 2 * N <= srcLeft) return hn::LoadU(du, p);
+          HWY_ALIGN uint32_t buf[kMaxLanes<uint32_t>] = {};
+          if (off < srcLeft) std::memcpy(buf, p, (srcLeft - off) * sizeof(T));
+          return hn::Load(du, buf);
+        };
+        const auto hi = hn::Set(du, 0xFFFF0000u);
+        for (size_t x = 0; x < W; x += 2 * N) {
+          const auto w0 = ldw(i0 + x), w1 = ldw(i0 + W + x);
+          const V e = hn::Add(hn::BitCast(d, hn::ShiftLeft<16>(w0)),
+                              hn::BitCast(d, hn::ShiftLeft<16>(w1)));
+          const V o = hn::Add(hn::BitCast(d, hn::And(w0, hi)), hn::BitCast(d, hn::And(w1, hi)));
+          PoolStoreDst<Ops>(d, PoolPairFinish<Ops>(hn::Add(e, o)), dst + o0 + x / 2,
+                            outs - (o0 + x / 2));
+        }
         continue;
       }
       for (size_t x = 0; x < W; x += 2 * N) {
