@@ -10,7 +10,10 @@
 //     output columns in NCHW (stride 2..4 by LoadInterleaved, larger strides
 //     by a small gather) and across channels in NHWC.
 // R carries identity elements (-inf / lowest key / 0) in its padding, so the
-// horizontal step never clips. Max pooling works on order-preserving keys of
+// horizontal step never clips.
+// Shortcuts: 2x2 stride-2 windows on inputs that pair up exactly skip R
+// (PoolNchwPairs / PoolNhwcPairs); NHWC with 3 channels and strideX > 1 pools
+// channel planes split from R; NCHW global max reduces each plane flat. Max pooling works on order-preserving keys of
 // the stored bits (bf16/f16: sign-magnitude -> two's complement), so its
 // output is always one of the inputs, bit for bit.
 
