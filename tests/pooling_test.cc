@@ -165,6 +165,9 @@ std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
     v.push_back(Geom2D(2, 3, n, 3, 3, 2, 2, 1, 1, false, true));  // along W (NCHW)
     v.push_back(Geom2D(1, 2, n, 2, 2, 2, 2, 0, 0, false, false));
     v.push_back(Geom2D(1, 4, n, 5, 5, 1, 1, 2, 2, false, false));
+    // 2x2 s2 p0 on even sizes: the row-pair paths (NCHW rows, NHWC channels).
+    v.push_back(Geom2D(3, 4, 2 * n, 2, 2, 2, 2, 0, 0, false, false));
+    v.push_back(Geom2D(n, 4, 4, 2, 2, 2, 2, 0, 0, false, false));
   }
   for (size_t n : EdgeSizes()) v.push_back(Geom2D(2, n, 3, 3, 2, 2, 1, 1, 0, true, false));
   for (size_t k = 1; k <= 7; ++k)
@@ -190,6 +193,10 @@ std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
   v.push_back(Geom2D(5, 9, 9, 9, 9, 1, 1, 0, 0, false, false));
   v.push_back(Geom2D(7, 1, 1, 1, 1, 1, 1, 0, 0, false, false));
   v.push_back(Geom2D(3, 30, 31, 3, 3, 2, 2, 1, 1, true, true));
+  // 3 channels, strided (NHWC channel planes): several vectors of pixels.
+  v.push_back(Geom2D(3, 4, 150, 3, 3, 2, 2, 1, 1, true, true));
+  v.push_back(Geom2D(3, 5, 97, 2, 9, 1, 5, 0, 4, false, true));
+  v.push_back(Geom2D(3, 3, 40, 3, 4, 2, 3, 1, 2, true, false));
   return v;
 }
 
@@ -299,6 +306,10 @@ TEST_CASE("pooling split into parts gives the whole call's output", "[pooling][p
   SYNETK_FOR_EACH_TARGET([] {
     for (const PoolGeom& g : {Geom2D(5, 9, 37, 3, 3, 2, 2, 1, 1, true, true),
                               Geom2D(7, 12, 3, 2, 2, 2, 2, 0, 0, false, false),  // narrow rows
+                              Geom2D(7, 6, 10, 2, 2, 2, 2, 0, 0, false, false),  // row pairs
+                              Geom2D(70, 6, 4, 2, 2, 2, 2, 0, 0, false, false),  // NHWC pairs
+                              Geom2D(3, 4, 70, 2, 2, 2, 2, 0, 0, false, false),
+                              Geom2D(3, 9, 37, 3, 3, 2, 2, 1, 1, true, true),  // 3 channels
                               Geom2D(3, 11, 70, 5, 5, 1, 1, 2, 2, false, false),
                               Geom2D(9, 7, 7, 7, 7, 1, 1, 0, 0, false, false),  // global
                               Geom2D(4, 6, 5, 2, 40, 1, 1, 1, 39, true, true)}) {  // wide kernel

@@ -10,7 +10,10 @@
 //     output columns in NCHW (stride 2..4 by LoadInterleaved, larger strides
 //     by a small gather) and across channels in NHWC.
 // R carries identity elements (-inf / lowest key / 0) in its padding, so the
-// horizontal step never clips. Max pooling works on order-preserving keys of
+// horizontal step never clips.
+// Shortcuts: 2x2 stride-2 windows on inputs that pair up exactly skip R
+// (PoolNchwPairs / PoolNhwcPairs); NHWC with 3 channels and strideX > 1 pools
+// channel planes split from R; NCHW global max reduces each plane flat. Max pooling works on order-preserving keys of
 // the stored bits (bf16/f16: sign-magnitude -> two's complement), so its
 // output is always one of the inputs, bit for bit.
 
@@ -322,6 +325,46 @@ void PoolDirect(const detail::PoolArgs<typename Cfg::Elem>& a) {
   }
 }
 
+// Vertical step over n >= 1 rows at src, src + stride, ...: out[x] for
+// x < len, rounded up to whole vectors (the caller made them readable).
+// Averages start from +0 and add the rows in order, like every other path.
+template <class Ops, class D, typename T>
+HWY_INLINE void PoolRows(D d, const T* src, size_t stride, size_t n, size_t len,
+                         typename Ops::L* out, bool prefetch) {
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  auto first = [&](size_t x) -> V {
+    const V v = Ops::Load(d, src + x);
+    if constexpr (Ops::kOrderFree) return v;
+    return Ops::Combine(Ops::Identity(d), v);
+  };
+  const T* s1 = src + stride;
+  const T* s2 = src + 2 * stride;
+  if (n == 3) {
+    for (size_t x = 0; x < len; x += N) {
+      if (prefetch) {  // the next output row's new rows (stride 2)
+        hwy::Prefetch(s2 + stride + x);
+        hwy::Prefetch(s2 + 2 * stride + x);
+      }
+      hn::StoreU(Ops::Combine(Ops::Combine(first(x), Ops::Load(d, s1 + x)), Ops::Load(d, s2 + x)),
+                 d, out + x);
+    }
+  } else if (n == 2) {
+    for (size_t x = 0; x < len; x += N) {
+      hn::StoreU(Ops::Combine(first(x), Ops::Load(d, s1 + x)), d, out + x);
+    }
+  } else if (n == 1) {
+    for (size_t x = 0; x < len; x += N) hn::StoreU(first(x), d, out + x);
+  } else {
+    for (size_t x = 0; x < len; x += N) {
+      V acc = Ops::Combine(Ops::Combine(first(x), Ops::Load(d, s1 + x)), Ops::Load(d, s2 + x));
+      const T* r = s2 + stride + x;
+      for (size_t y = 3; y < n; ++y, r += stride) acc = Ops::Combine(acc, Ops::Load(d, r));
+      hn::StoreU(acc, d, out + x);
+    }
+  }
+}
+
 // NCHW with small kernels: the padded rows of a block of output rows are
 // stacked in R, each segment Wseg = G*sX lanes long (G >= dstW outputs, the
 // extra ones unused), so that output j of the block reads R[j*sX + k]: one
@@ -350,7 +393,9 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
   hn::StoreU(ident, d, R + rowLen - N);
   const bool direct = G == a.dstW;  // block outputs are contiguous in dst
-  T* O = direct ? nullptr : PoolScratch<T, 1>(flat);
+  const bool perRow = !direct && a.dstW >= N;
+  const size_t wUp = PoolRoundUp(W, N);
+  T* O = direct || perRow ? nullptr : PoolScratch<T, 1>(flat);
   // Average with excludePad: the clipped area of every output of a plane.
   L* areas = nullptr;
   if constexpr (!Cfg::isMax) {
@@ -373,19 +418,41 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       for (size_t b = 0; b < nb; ++b) {
         const detail::PoolWindow wy(dy0 + b, a.sY, a.pY, a.kY, H);
         L* seg = R + b * Wseg + a.pX;
-        for (size_t x = 0; x < W; x += N) {
-          V acc = ident;
-          for (size_t c = wc.begin; c < wc.end; ++c) {
-            for (size_t y = wy.begin; y < wy.end; ++y) {
-              const size_t o = c * plane + y * W + x;
-              acc = Ops::Combine(acc, PoolLoadSrc<Ops>(d, a.src + o, srcTotal - o));
+        const size_t first = wc.begin * plane + wy.begin * W;
+        const size_t last = (wc.end - 1) * plane + (wy.end - 1) * W;
+        if (wc.Size() == 1 && last + wUp <= srcTotal) {  // 2D, every load inside src
+          PoolRows<Ops>(d, a.src + first, W, wy.Size(), W, seg, true);
+        } else {
+          for (size_t x = 0; x < W; x += N) {
+            V acc = ident;
+            for (size_t c = wc.begin; c < wc.end; ++c) {
+              for (size_t y = wy.begin; y < wy.end; ++y) {
+                const size_t o = c * plane + y * W + x;
+                acc = Ops::Combine(acc, PoolLoadSrc<Ops>(d, a.src + o, srcTotal - o));
+              }
             }
+            hn::StoreU(acc, d, seg + x);
           }
-          hn::StoreU(acc, d, seg + x);
         }
         hn::StoreU(ident, d, seg + W);  // lanes past W: restore the padding
       }
       const size_t base = (dc * a.dstH + dy0) * a.dstW;
+      if (perRow) {
+        // Wide rows: each output row straight into dst (lanes past the row
+        // land on outputs written later).
+        for (size_t b = 0; b < nb; ++b) {
+          const size_t ob = base + b * a.dstW;
+          for (size_t j = 0; j < a.dstW; j += N) {
+            V v = PoolRowStrided<Ops>(d, R + b * Wseg + j * a.sX, 0, a.kX, a.sX);
+            if constexpr (!Cfg::isMax) {
+              v = hn::Div(v, a.excludePad ? hn::LoadU(d, areas + (dy0 + b) * G + j)
+                                          : hn::Set(d, a.divisor));
+            }
+            PoolStoreDst<Ops>(d, v, a.dst + ob + j, dstTotal - (ob + j));
+          }
+        }
+        continue;
+      }
       for (size_t j = 0; j < nb * G; j += N) {
         V v = PoolRowStrided<Ops>(d, R + j * a.sX, 0, a.kX, a.sX);
         if constexpr (!Cfg::isMax) {  // average: divide by the window's area
@@ -475,7 +542,11 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   // Stores may spill past a row onto outputs written later, never past the part.
   const size_t srcTotal = a.srcH * rowElems, dstTotal = a.end * a.dstW * a.dstC;
   const size_t pixels = a.pX + W + a.dstW * a.sX + a.kX;
-  const size_t rowLen = pixels * C + PoolRoundUp(rowElems, N) - rowElems + 3 * N;
+  // 3 channels, strided: the row is split into channel planes (3N-lane
+  // LoadInterleaved3 reads, hence 3N more lanes of padding) and each plane
+  // pooled like an NCHW row, N output pixels per vector.
+  const bool planar = C == 3 && a.sX != 1 && !a.pool3d && a.kX <= kPoolStackedMaxKernel;
+  const size_t rowLen = pixels * C + PoolRoundUp(rowElems, N) - rowElems + 6 * N;
   L* R = PoolScratch<L, 0>(rowLen);
   const V ident = Ops::Identity(d);
   for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
@@ -495,17 +566,38 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       }
     }
   }
+  const size_t dxUp = PoolRoundUp(a.dstW, N);
+  const size_t planeLen = planar ? PoolRoundUp(HWY_MAX(pixels, dxUp * a.sX + a.kX), N) + N : 0;
+  L* planes = planar ? PoolScratch<L, 3>(3 * planeLen + 3 * dxUp + 3 * N) : nullptr;
+  L* outRow = planes + 3 * planeLen;  // interleaved outputs of a row
+  if (planar) {
+    for (size_t i = 0; i + N <= 3 * planeLen; i += N) hn::StoreU(ident, d, planes + i);
+    if constexpr (!Cfg::isMax) {
+      if (a.excludePad) {
+        widths = PoolScratch<L, 2>(dxUp);
+        for (size_t dx = 0; dx < dxUp; ++dx) {
+          widths[dx] = dx < a.dstW
+              ? static_cast<L>(detail::PoolWindow(dx, a.sX, a.pX, a.kX, W).Size()) : L(1);
+        }
+      }
+    }
+  }
   L* row = R + a.pX * C;
+  const size_t rowUp = PoolRoundUp(rowElems, N);
   const hn::CappedTag<L, 1> d1;
   for (size_t dy = a.begin; dy < a.end; ++dy) {
     const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, a.srcH);
-    for (size_t j = 0; j < rowElems; j += N) {
-      V acc = ident;
-      for (size_t y = wy.begin; y < wy.end; ++y) {
-        const size_t o = y * rowElems + j;
-        acc = Ops::Combine(acc, PoolLoadSrc<Ops>(d, a.src + o, srcTotal - o));
+    if ((wy.end - 1) * rowElems + rowUp <= srcTotal) {  // every load inside src
+      PoolRows<Ops>(d, a.src + wy.begin * rowElems, rowElems, wy.Size(), rowElems, row, false);
+    } else {
+      for (size_t j = 0; j < rowElems; j += N) {
+        V acc = ident;
+        for (size_t y = wy.begin; y < wy.end; ++y) {
+          const size_t o = y * rowElems + j;
+          acc = Ops::Combine(acc, PoolLoadSrc<Ops>(d, a.src + o, srcTotal - o));
+        }
+        hn::StoreU(acc, d, row + j);
       }
-      hn::StoreU(acc, d, row + j);
     }
     hn::StoreU(ident, d, row + rowElems);  // lanes past the row
     if (flat) {
@@ -530,6 +622,36 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         }
         // Lanes past the row land on outputs written later.
         PoolStoreDst<Ops>(d, acc, a.dst + base + j, dstTotal - (base + j));
+      }
+      continue;
+    }
+    if (planar) {
+      // Deinterleave the padded row (identity past it) into 3 planes.
+      for (size_t i = 0; i < pixels; i += N) {
+        V c0, c1, c2;
+        hn::LoadInterleaved3(d, R + 3 * i, c0, c1, c2);
+        hn::StoreU(c0, d, planes + i);
+        hn::StoreU(c1, d, planes + planeLen + i);
+        hn::StoreU(c2, d, planes + 2 * planeLen + i);
+      }
+      for (size_t dx = 0; dx < a.dstW; dx += N) {
+        V v0 = PoolRowStrided<Ops>(d, planes + dx * a.sX, 0, a.kX, a.sX);
+        V v1 = PoolRowStrided<Ops>(d, planes + planeLen + dx * a.sX, 0, a.kX, a.sX);
+        V v2 = PoolRowStrided<Ops>(d, planes + 2 * planeLen + dx * a.sX, 0, a.kX, a.sX);
+        if constexpr (!Cfg::isMax) {  // average: divide by the window's area
+          const V area = a.excludePad
+              ? hn::Mul(hn::Set(d, static_cast<L>(wy.Size())), hn::LoadU(d, widths + dx))
+              : hn::Set(d, a.divisor);
+          v0 = hn::Div(v0, area);
+          v1 = hn::Div(v1, area);
+          v2 = hn::Div(v2, area);
+        }
+        hn::StoreInterleaved3(v0, v1, v2, d, outRow + 3 * dx);
+      }
+      const size_t base = dy * rowOut;
+      for (size_t j = 0; j < rowOut; j += N) {
+        // Lanes past the row land on outputs written later.
+        PoolStoreDst<Ops>(d, hn::LoadU(d, outRow + j), a.dst + base + j, dstTotal - (base + j));
       }
       continue;
     }
@@ -599,6 +721,169 @@ void PoolNchwGlobalMax(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   }
 }
 
+// 2x2 windows with stride 2 and no padding, on inputs whose rows and columns
+// pair up exactly (srcH == 2*dstH, srcW == 2*dstW): no row buffer. Every path
+// reduces vertically first, so an average is ((r0[2i] + r1[2i]) +
+// (r0[2i+1] + r1[2i+1])) in both formats; the trailing + 0 gives +0 where
+// the buffered paths (which start from +0) give +0 instead of -0.
+inline bool PoolIsPairs(size_t kY, size_t kX, size_t sY, size_t sX, size_t pY, size_t pX,
+                        size_t srcH, size_t srcW, size_t dstH, size_t dstW, bool pool3d) {
+  return !pool3d && kY == 2 && kX == 2 && sY == 2 && sX == 2 && pY == 0 && pX == 0 &&
+         srcH == 2 * dstH && srcW == 2 * dstW;
+}
+
+template <class Ops, class V>
+HWY_INLINE V PoolPairFinish(V v) {
+  if constexpr (!Ops::kOrderFree) {  // average: the area is 4 (* 0.25 == / 4 exactly)
+    const hn::DFromV<V> d;
+    v = hn::Mul(hn::Add(v, hn::Zero(d)), hn::Set(d, 0.25f));
+  }
+  return v;
+}
+
+// Outputs of lanes [0, N) from columns [0, 2N) of two rows: a = columns
+// [0, N), b = columns [N, 2N); 0/1 = the rows. On 1-lane vectors a and b are
+// columns 0 and 1.
+template <class Ops, class D>
+HWY_INLINE hn::Vec<D> PoolPair2(D d, hn::Vec<D> a0, hn::Vec<D> a1, hn::Vec<D> b0,
+                                hn::Vec<D> b1) {
+  const hn::Vec<D> A = Ops::Combine(a0, a1), B = Ops::Combine(b0, b1);
+#if HWY_TARGET == HWY_SCALAR
+  (void)d;
+  return PoolPairFinish<Ops>(Ops::Combine(A, B));
+#else
+  return PoolPairFinish<Ops>(Ops::Combine(hn::ConcatEven(d, B, A), hn::ConcatOdd(d, B, A)));
+#endif
+}
+
+// NCHW: the part's channels are one flat sequence of row pairs, 2W
+// contiguous inputs -> W/2 contiguous outputs each.
+template <class Cfg, class D>
+void PoolNchwPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using T = typename Cfg::Elem;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t W = a.srcW, W2 = a.dstW;
+  const T* src = a.src + a.begin * a.srcH * W;
+  T* dst = a.dst + a.begin * a.dstH * W2;
+  const size_t srcLeft = (a.srcC - a.begin) * a.srcH * W;  // readable from src
+  const size_t outs = (a.end - a.begin) * a.dstH * W2;     // this part's outputs
+  const size_t pairs = outs / W2;
+  const V ident = Ops::Identity(d);
+  constexpr bool kBf16Avg = !Cfg::isMax && ElementTraits<T>::kEncoding == Encoding::kBFloat16;
+  const bool single = !kBf16Avg && N > 1 && W <= N;  // one vector per row
+  // Furthest element (exclusive) a pair's loads reach, from the pair's start.
+  const size_t reach = single ? W + N : W + (W - 1) / (2 * N) * (2 * N) + 2 * N;
+  auto run = [&](size_t p0, size_t p1, auto checkedTag) {
+    constexpr bool kChecked = decltype(checkedTag)::value;
+    auto ld = [&](size_t off) -> V {
+      if (kChecked && off >= srcLeft) return ident;
+      if (kChecked) return PoolLoadSrc<Ops>(d, src + off, srcLeft - off);
+      return Ops::Load(d, src + off);
+    };
+    for (size_t p = p0; p < p1; ++p) {
+      const size_t i0 = 2 * p * W, o0 = p * W2;
+      if (single) {
+#if HWY_TARGET != HWY_SCALAR
+        const V A = Ops::Combine(ld(i0), ld(i0 + W));
+        if constexpr (sizeof(typename Ops::L) == 1) {
+          // 8-bit max: adjacent bytes are the halves of 16-bit lanes.
+          using L = typename Ops::L;
+          const hn::Repartition<uint16_t, D> du16;
+          const hn::RebindToSigned<decltype(du16)> di16;
+          const hn::Rebind<L, decltype(di16)> dh;  // N/2 lanes
+          hn::Vec<decltype(di16)> m;
+          if constexpr (std::is_signed_v<L>) {
+            const auto w = hn::BitCast(di16, A);
+            m = hn::Max(hn::ShiftRight<8>(hn::ShiftLeft<8>(w)), hn::ShiftRight<8>(w));
+          } else {
+            const auto w = hn::BitCast(du16, A);
+            m = hn::BitCast(di16, hn::Max(hn::And(w, hn::Set(du16, uint16_t{0xFF})),
+                                          hn::ShiftRight<8>(w)));
+          }
+          // In range, so the saturating demotion is exact.
+          PoolStoreDst<Ops>(dh, hn::DemoteTo(dh, m), dst + o0, outs - o0);
+        } else {
+          const V v = PoolPairFinish<Ops>(
+              Ops::Combine(hn::ConcatEven(d, A, A), hn::ConcatOdd(d, A, A)));
+          // Lanes past the row land on outputs written later.
+          PoolStoreDst<Ops>(d, v, dst + o0, outs - o0);
+        }
+#endif
+        continue;
+      }
+      if constexpr (kBf16Avg) {
+        // bf16 average: a 32-bit lane holds columns 2i (low half) and 2i + 1
+        // (high half), each an fp32 number once shifted or masked in place.
+        const hn::RebindToUnsigned<D> du;
+        auto ldw = [&](size_t off) {
+          const auto* p = reinterpret_cast<const uint32_t*>(src + off);
+          if (!kChecked || off + 2 * N <= srcLeft) return hn::LoadU(du, p);
+          HWY_ALIGN uint32_t buf[kMaxLanes<uint32_t>] = {};
+          if (off < srcLeft) std::memcpy(buf, p, (srcLeft - off) * sizeof(T));
+          return hn::Load(du, buf);
+        };
+        const auto hi = hn::Set(du, 0xFFFF0000u);
+        for (size_t x = 0; x < W; x += 2 * N) {
+          const auto w0 = ldw(i0 + x), w1 = ldw(i0 + W + x);
+          const V e = hn::Add(hn::BitCast(d, hn::ShiftLeft<16>(w0)),
+                              hn::BitCast(d, hn::ShiftLeft<16>(w1)));
+          const V o = hn::Add(hn::BitCast(d, hn::And(w0, hi)), hn::BitCast(d, hn::And(w1, hi)));
+          PoolStoreDst<Ops>(d, PoolPairFinish<Ops>(hn::Add(e, o)), dst + o0 + x / 2,
+                            outs - (o0 + x / 2));
+        }
+        continue;
+      }
+      for (size_t x = 0; x < W; x += 2 * N) {
+        const V v = PoolPair2<Ops>(d, ld(i0 + x), ld(i0 + W + x), ld(i0 + x + N),
+                                   ld(i0 + W + x + N));
+        PoolStoreDst<Ops>(d, v, dst + o0 + x / 2, outs - (o0 + x / 2));
+      }
+    }
+  };
+  // Pairs whose loads stay inside src take plain loads.
+  const size_t safe = srcLeft >= reach ? HWY_MIN(pairs, (srcLeft - reach) / (2 * W) + 1) : 0;
+  run(0, safe, std::false_type());
+  run(safe, pairs, std::true_type());
+}
+
+// NHWC with at least one vector of channels: per output pixel, the four
+// input pixels' channels (lanes past C land on the next pixel, written later).
+template <class Cfg, class D>
+void PoolNhwcPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t C = a.srcC, rowElems = a.srcW * C;
+  const size_t srcTotal = a.srcH * rowElems, dstTotal = a.end * a.dstW * C;
+  auto row = [&](size_t dy, auto checkedTag) {
+    constexpr bool kChecked = decltype(checkedTag)::value;
+    auto ld = [&](size_t off) -> V {
+      if (kChecked) return PoolLoadSrc<Ops>(d, a.src + off, srcTotal - off);
+      return Ops::Load(d, a.src + off);
+    };
+    const size_t r0 = 2 * dy * rowElems, r1 = r0 + rowElems;
+    for (size_t dx = 0; dx < a.dstW; ++dx) {
+      const size_t i = 2 * dx * C, o = (dy * a.dstW + dx) * C;
+      for (size_t c = 0; c < C; c += N) {
+        const V va = Ops::Combine(ld(r0 + i + c), ld(r1 + i + c));
+        const V vb = Ops::Combine(ld(r0 + i + C + c), ld(r1 + i + C + c));
+        PoolStoreDst<Ops>(d, PoolPairFinish<Ops>(Ops::Combine(va, vb)), a.dst + o + c,
+                          dstTotal - (o + c));
+      }
+    }
+  };
+  for (size_t dy = a.begin; dy < a.end; ++dy) {
+    // Loads reach at most N - 1 elements past the row pair.
+    if ((2 * dy + 2) * rowElems + N <= srcTotal) {
+      row(dy, std::false_type());
+    } else {
+      row(dy, std::true_type());
+    }
+  }
+}
+
 // The dispatched entry point, one instance per (operation, element, format).
 template <class Cfg>
 void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
@@ -608,8 +893,12 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
     return;
   }
   const hn::ScalableTag<L> d;
+  const bool pairs = PoolIsPairs(a.kY, a.kX, a.sY, a.sX, a.pY, a.pX, a.srcH, a.srcW, a.dstH,
+                                 a.dstW, a.pool3d);
   if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
-    if (Cfg::isMax && !a.pool3d && a.dstH == 1 && a.dstW == 1 && a.kY - a.pY >= a.srcH &&
+    if (pairs) {
+      PoolNchwPairs<Cfg>(d, a);
+    } else if (Cfg::isMax && !a.pool3d && a.dstH == 1 && a.dstW == 1 && a.kY - a.pY >= a.srcH &&
         a.kX - a.pX >= a.srcW) {  // one window covering each whole plane
       const hn::CappedTag<L, 16 / sizeof(L)> dq;
       if (a.srcH * a.srcW >= 2 * hn::Lanes(d)) {
@@ -623,7 +912,11 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
       PoolNchw<Cfg>(d, a);
     }
   } else {
-    PoolNhwc<Cfg>(d, a);
+    if (pairs && a.srcC >= hn::Lanes(d)) {
+      PoolNhwcPairs<Cfg>(d, a);
+    } else {
+      PoolNhwc<Cfg>(d, a);
+    }
   }
 }
 
