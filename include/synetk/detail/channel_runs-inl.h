@@ -147,6 +147,20 @@ HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
       }
       return;
     }
+    if (channels % N == 0 && K > 0) {
+      // Per pixel, each vector of output would cost K parameter loads besides
+      // its one input load: load-port bound at about half of memcpy's speed.
+      // Groups of pixels share each parameter load instead.
+      constexpr size_t kPixels = 4;
+      V p0 = hn::Zero(df), p1 = p0, p2 = p0;
+      for (; sBegin + kPixels <= sEnd; sBegin += kPixels) {
+        for (size_t c = 0; c < channels; c += N) {
+          GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::LoadU(df, perChannel[k] + c); });
+          const size_t o = sBegin * channels + c;
+          for (size_t p = 0; p < kPixels; ++p) visit(o + p * channels, N, p0, p1, p2);
+        }
+      }
+    }
   }
   ForEachChannelRun<Format, K>(df, channels, spatial, sBegin, sEnd, perChannel,
                                [&](size_t c, size_t s, size_t count, V p0, V p1, V p2) HWY_ATTR {

@@ -183,7 +183,27 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
             StoreRun(df, half(hn::Add(LoadRun(df, in + c, count), p0)), out + c, count, stream);
           });
     };
-    for (size_t s = a.sBegin; s < a.sEnd; ++s) {
+    size_t s = a.sBegin;
+    const size_t N = hn::Lanes(df);
+    if (C % N == 0) {
+      // Groups of pixels share each bias0 load (one per output vector would
+      // make the loads, not memory, the limit); still front to back per group.
+      constexpr size_t kPixels = 4;
+      const auto group = [&](const T* in, T* out, const auto& half) HWY_ATTR {
+        for (size_t c = 0; c < C; c += N) {
+          const V bias0 = hn::LoadU(df, a.channel[0] + c);
+          for (size_t p = 0; p < kPixels; ++p) {
+            StoreRun(df, half(hn::Add(LoadF32(df, in + p * C + c), bias0)), out + p * 2 * C + c, N,
+                     stream);
+          }
+        }
+      };
+      for (; s + kPixels <= a.sEnd; s += kPixels) {
+        group(src + s * C, dst + s * 2 * C, first);
+        group(src + s * C, dst + s * 2 * C + C, second);
+      }
+    }
+    for (; s < a.sEnd; ++s) {
       pixel(src + s * C, dst + s * 2 * C, first);
       pixel(src + s * C, dst + s * 2 * C + C, second);
     }
