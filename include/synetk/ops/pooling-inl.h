@@ -325,6 +325,25 @@ void PoolDirect(const detail::PoolArgs<typename Cfg::Elem>& a) {
   }
 }
 
+// NCHW vertical step with bounds-checked loads: out[x] for x < W (whole
+// vectors) reduces the clipped channel window wc and row window wy.
+template <class Ops, class D, typename T>
+HWY_INLINE void PoolColumnsChecked(D d, const T* src, size_t srcTotal, size_t plane, size_t W,
+                                   const detail::PoolWindow& wc, const detail::PoolWindow& wy,
+                                   typename Ops::L* out) {
+  const size_t N = hn::Lanes(d);
+  for (size_t x = 0; x < W; x += N) {
+    auto acc = Ops::Identity(d);
+    for (size_t c = wc.begin; c < wc.end; ++c) {
+      for (size_t y = wy.begin; y < wy.end; ++y) {
+        const size_t o = c * plane + y * W + x;
+        acc = Ops::Combine(acc, PoolLoadSrc<Ops>(d, src + o, srcTotal - o));
+      }
+    }
+    hn::StoreU(acc, d, out + x);
+  }
+}
+
 // Vertical step over n >= 1 rows at src, src + stride, ...: out[x] for
 // x < len, rounded up to whole vectors (the caller made them readable).
 // Averages start from +0 and add the rows in order, like every other path.
@@ -423,16 +442,7 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         if (wc.Size() == 1 && last + wUp <= srcTotal) {  // 2D, every load inside src
           PoolRows<Ops>(d, a.src + first, W, wy.Size(), W, seg, true);
         } else {
-          for (size_t x = 0; x < W; x += N) {
-            V acc = ident;
-            for (size_t c = wc.begin; c < wc.end; ++c) {
-              for (size_t y = wy.begin; y < wy.end; ++y) {
-                const size_t o = c * plane + y * W + x;
-                acc = Ops::Combine(acc, PoolLoadSrc<Ops>(d, a.src + o, srcTotal - o));
-              }
-            }
-            hn::StoreU(acc, d, seg + x);
-          }
+          PoolColumnsChecked<Ops>(d, a.src, srcTotal, plane, W, wc, wy, seg);
         }
         hn::StoreU(ident, d, seg + W);  // lanes past W: restore the padding
       }
@@ -502,16 +512,7 @@ void PoolNchw(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, a.srcC);
     for (size_t dy = 0; dy < a.dstH; ++dy) {
       const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, H);
-      for (size_t x = 0; x < W; x += N) {
-        V acc = ident;
-        for (size_t c = wc.begin; c < wc.end; ++c) {
-          for (size_t y = wy.begin; y < wy.end; ++y) {
-            const size_t o = c * plane + y * W + x;
-            acc = Ops::Combine(acc, PoolLoadSrc<Ops>(d, a.src + o, srcTotal - o));
-          }
-        }
-        hn::StoreU(acc, d, row + x);
-      }
+      PoolColumnsChecked<Ops>(d, a.src, srcTotal, plane, W, wc, wy, row);
       hn::StoreU(ident, d, row + W);  // lanes past W came from the next row
       const size_t base = (dc * a.dstH + dy) * a.dstW;
       for (size_t dx = 0; dx < a.dstW; dx += N) {
