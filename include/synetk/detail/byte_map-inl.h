@@ -18,6 +18,16 @@ struct alignas(64) ByteMap {
   uint8_t t[256];
 };
 
+// The bytes 0..255 in order: a row whose image under any byte-wise kernel is
+// that kernel's table, computed by the kernel itself.
+struct alignas(64) ByteIdentity {
+  uint8_t t[256];
+  constexpr ByteIdentity() : t() {
+    for (int i = 0; i < 256; ++i) t[i] = static_cast<uint8_t>(i);
+  }
+};
+inline constexpr ByteIdentity kByteIdentity{};
+
 }  // namespace detail
 }  // namespace synetk
 #endif  // SYNETK_DETAIL_BYTE_MAP_TABLE_
@@ -47,22 +57,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Elsewhere (16/32-byte shuffles reach 16 entries) the formula stays.
 inline constexpr bool kByteLookup =
     HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128;
-
-// Fills m.t[x] = eval(x) for x = 0..255; eval maps int32 lanes holding
-// input bytes to int32 lanes holding output bytes (in [0, 255]).
-template <class Eval>
-HWY_INLINE void FillByteMap(detail::ByteMap& m, const Eval& eval) {
-  const hn::ScalableTag<int32_t> di;
-  const hn::Rebind<uint8_t, decltype(di)> d8;
-  const size_t N = hn::Lanes(di);
-  // Highway 1.0.3's Iota goes through memory (a stalled store forward): once.
-  auto in = hn::Iota(di, 0);
-  const auto step = hn::Set(di, static_cast<int32_t>(N));
-  for (size_t x = 0; x < 256; x += N) {  // N divides 256 on every target
-    hn::StoreU(hn::DemoteTo(d8, eval(in)), d8, m.t + x);
-    in = hn::Add(in, step);
-  }
-}
 
 // For r < rows: dst[r*dstStride + i] = m.t[src[r*srcStride + i]], i < n. One
 // call for many short rows keeps the table in registers (stores through

@@ -401,23 +401,10 @@ HWY_INLINE void PrepareRequant(DF df, const RequantParams& r, const QuantizePara
   op.q = q;
   if constexpr (kByteLookup) {
     if (bytes < kTableMinBytes) return;
-    using VI = hn::Vec<hn::RebindToSigned<DF>>;
-    FillByteMap(op.map, [&](VI x) HWY_ATTR { return Quantize<false>(df, Requantize(df, x, r), q); });
+    RequantRow(df, detail::kByteIdentity.t, 256, r, q, op.map.t);  // the fp32 path's own bytes
     op.table = true;
   } else {
     if (bytes >= kPlanMinBytes) op.plan = PlanRequant(r, q);
-  }
-}
-
-template <class DF>
-HWY_INLINE void RequantRowWith(DF df, const RowRequant& op, const uint8_t* src, size_t n,
-                               uint8_t* dst) {
-  if (kByteLookup && op.table) {
-    MapBytes(op.map, src, n, dst);
-  } else if (op.plan.fast) {
-    FixedRow(src, n, op.plan, dst);
-  } else {
-    RequantRow(df, src, n, op.r, op.q, dst);
   }
 }
 
@@ -429,7 +416,21 @@ HWY_INLINE void RequantRowsWith(DF df, const RowRequant& op, const uint8_t* src,
     MapByteRows(op.map, src, srcStride, n, rows, dst, dstStride);
     return;
   }
-  for (size_t r = 0; r < rows; ++r) RequantRowWith(df, op, src + r * srcStride, n, dst + r * dstStride);
+  for (size_t i = 0; i < rows; ++i) {
+    const uint8_t* s = src + i * srcStride;
+    uint8_t* d = dst + i * dstStride;
+    if (op.plan.fast) {
+      FixedRow(s, n, op.plan, d);
+    } else {
+      RequantRow(df, s, n, op.r, op.q, d);
+    }
+  }
+}
+
+template <class DF>
+HWY_INLINE void RequantRowWith(DF df, const RowRequant& op, const uint8_t* src, size_t n,
+                               uint8_t* dst) {
+  RequantRowsWith(df, op, src, n, n, 1, dst, n);
 }
 
 // ---- DequantizeLinear: dst = float(src + bias) * norm ------------------------
@@ -583,9 +584,8 @@ HWY_INLINE void ScaleNchwTables(const detail::ScaleArgs& a, const ScaleParams& k
   const size_t N = hn::Lanes(df);
   HWY_ALIGN float u[256];
   bool finite = true;
-  auto x = hn::Iota(di, 0);
-  for (size_t i = 0; i < 256; i += N, x = hn::Add(x, hn::Set(di, static_cast<int32_t>(N)))) {
-    const auto t = ScaleSource(df, x, k);
+  for (size_t i = 0; i < 256; i += N) {
+    const auto t = ScaleSource(df, LoadQ(di, detail::kByteIdentity.t + i), k);
     finite = finite && hn::AllTrue(df, hn::Lt(hn::Abs(t), hn::Set(df, HUGE_VALF)));
     hn::Store(t, df, u + i);
   }
