@@ -29,6 +29,20 @@ HWY_INLINE void GetParams(V& p0, V& p1, V& p2, const Get& get) {
   if constexpr (K > 2) p2 = get(2);
 }
 
+// The K per-channel parameter arrays, copied out of the caller's pointer
+// array into locals. Read through that array inside the loops, GCC reloaded
+// each pointer before each parameter load (two dependent loads per vector
+// per parameter); NHWC 256x28x28 fused went from 0.70-0.80 to 0.85-0.98 of
+// memcpy with the copy.
+template <size_t K>
+struct ParamRows {
+  const float* rows[K > 0 ? K : 1] = {};
+  explicit ParamRows(const float* const* perChannel) {
+    for (size_t k = 0; k < K; ++k) rows[k] = perChannel[k];
+  }
+  const float* operator[](size_t k) const { return rows[k]; }
+};
+
 // Offset of element (c, s) in a tensor of `channels` x `spatial`.
 template <class Format>
 HWY_INLINE size_t Offset(size_t c, size_t s, size_t channels, size_t spatial) {
@@ -77,9 +91,10 @@ HWY_INLINE void ForEachChannelRun(DF df, size_t channels, size_t spatial,
     }
   } else {
     V p0 = hn::Zero(df), p1 = p0, p2 = p0;
+    const ParamRows<K> pc(perChannel);
     for (size_t s = sBegin; s < sEnd; ++s) {
       size_t c = 0;
-      const auto full = [&](size_t k) HWY_ATTR { return hn::LoadU(df, perChannel[k] + c); };
+      const auto full = [&](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + c); };
       for (; c + N <= channels; c += N) {
         GetParams<K>(p0, p1, p2, full);
         visit(c, s, N, p0, p1, p2);
@@ -92,7 +107,7 @@ HWY_INLINE void ForEachChannelRun(DF df, size_t channels, size_t spatial,
         } else {
           const size_t count = channels - c;
           GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR {
-            return LoadParamPartial(df, perChannel[k] + c, count);
+            return LoadParamPartial(df, pc[k] + c, count);
           });
           visit(c, s, count, p0, p1, p2);
         }
@@ -153,9 +168,10 @@ HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
       // Groups of pixels share each parameter load instead.
       constexpr size_t kPixels = 4;
       V p0 = hn::Zero(df), p1 = p0, p2 = p0;
+      const ParamRows<K> pc(perChannel);
       for (; sBegin + kPixels <= sEnd; sBegin += kPixels) {
         for (size_t c = 0; c < channels; c += N) {
-          GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::LoadU(df, perChannel[k] + c); });
+          GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + c); });
           const size_t o = sBegin * channels + c;
           for (size_t p = 0; p < kPixels; ++p) visit(o + p * channels, N, p0, p1, p2);
         }

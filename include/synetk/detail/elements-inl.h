@@ -14,6 +14,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include "synetk/detail/abi.h"
@@ -242,6 +243,28 @@ HWY_INLINE void StoreF32Streaming(DF df, hn::Vec<DF> v, T* HWY_RESTRICT p, bool 
   }
   (void)stream;
   StoreF32(df, v, p);
+}
+
+// How far ahead of a streaming read to prefetch. Tensors that exceed L2 are
+// read from L3, whose latency the hardware prefetcher alone does not cover:
+// on the Zen 5 development machine a load-transform-store loop reached 0.78
+// of memcpy without, 0.85-0.97 with 2 KiB (1 KiB and 4 KiB gained little).
+inline constexpr size_t kPrefetchBytes = 2048;
+
+// Prefetches p[i + kPrefetchBytes / sizeof(T)] if that is below p[n]: the
+// stream's own future, never an address outside the caller's buffer.
+template <typename T>
+HWY_INLINE void PrefetchAhead(const T* p, size_t i, size_t n) {
+  constexpr size_t kAhead = kPrefetchBytes / sizeof(T);
+  if (i + kAhead < n) hwy::Prefetch(p + i + kAhead);
+}
+
+// PrefetchAhead for every 64-byte line of p[i, i + count): for loops whose
+// step reads more than one line.
+template <typename T>
+HWY_INLINE void PrefetchAheadLines(const T* p, size_t i, size_t count, size_t n) {
+  constexpr size_t kLine = HWY_MAX(size_t{1}, 64 / sizeof(T));
+  for (size_t k = 0; k < count; k += kLine) PrefetchAhead(p, i + k, n);
 }
 
 // Tail versions: exactly `count` (< Lanes(df)) elements are read or written.

@@ -118,8 +118,10 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   const T* src = a.src0;
   T* dst = a.dst0;
   const bool stream = a.stream;
+  const size_t total = a.channels * a.spatial;
   ForEachElementwise<Format, K>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel,
                                 [&](size_t o, size_t count, V p0, V p1, V p2) HWY_ATTR {
+                                  PrefetchAhead(src, o, total);
                                   StoreRun(df, op(df, LoadRun(df, src + o, count), p0, p1, p2, q),
                                            dst + o, count, stream);
                                 });
@@ -147,11 +149,13 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
     // then second half from the same (cached) source piece.
     constexpr size_t kPiece = 2048;
     const size_t N = hn::Lanes(df);
+    size_t rowEnd = 0;  // elements from the current row to the end of src
     const auto piece = [&](const T* row, T* out, size_t s0, size_t s1, V bias0,
                            const auto& half) HWY_ATTR {
       size_t s = s0;
       if (!stream) {  // the common case without per-vector tail and stream tests
         for (; s + 2 * N <= s1; s += 2 * N) {
+          PrefetchAhead(row, s, rowEnd);
           const V v0 = half(hn::Add(LoadF32(df, row + s), bias0));
           const V v1 = half(hn::Add(LoadF32(df, row + s + N), bias0));
           StoreF32(df, v0, out + s);
@@ -166,6 +170,7 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
     for (size_t c = 0; c < C; ++c) {
       const V bias0 = hn::Set(df, a.channel[0][c]);
       const T* row = src + c * S;
+      rowEnd = (C - c) * S;
       for (size_t s0 = a.sBegin; s0 < a.sEnd; s0 += kPiece) {
         const size_t s1 = HWY_MIN(s0 + kPiece, a.sEnd);
         piece(row, dst + c * S, s0, s1, bias0, first);
@@ -193,6 +198,7 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
         for (size_t c = 0; c < C; c += N) {
           const V bias0 = hn::LoadU(df, a.channel[0] + c);
           for (size_t p = 0; p < kPixels; ++p) {
+            PrefetchAhead(src, static_cast<size_t>(in - src) + p * C + c, C * S);
             StoreRun(df, half(hn::Add(LoadF32(df, in + p * C + c), bias0)), out + p * 2 * C + c, N,
                      stream);
           }
@@ -218,8 +224,11 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
   const T* src1 = a.src1;
   T* dst = a.dst0;
   const bool stream = a.stream;
+  const size_t total = a.channels * a.spatial;
   ForEachElementwise<Format, 1>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel,
                                 [&](size_t o, size_t count, V p0, V, V) HWY_ATTR {
+                                  PrefetchAhead(src0, o, total);
+                                  PrefetchAhead(src1, o, total);
                                   const V x0 = LoadRun(df, src0 + o, count);
                                   const V x1 = LoadRun(df, src1 + o, count);
                                   StoreRun(df, hn::MulAdd(x1, p0, x0), dst + o, count, stream);
@@ -257,7 +266,9 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
       ForEachChannelRun<Format, 2, /*overlapTail=*/true>(
           df, Ci, S, sb, se, params,
           [&](size_t c, size_t s, size_t count, V p0, V p1, V) HWY_ATTR {
-            const V v = LoadRun(df, src + Offset<Format>(c, s, Ci, S), count);
+            const size_t i = Offset<Format>(c, s, Ci, S);
+            PrefetchAhead(src, i, Ci * S);
+            const V v = LoadRun(df, src + i, count);
             const size_t o = Offset<Format>(base + c, s, C, S);
             StoreRun(df, hn::Max(zero, hn::MulAdd(v, p0, p1)), dst0 + o, count, stream);
             if (dst1 != nullptr) StoreRun(df, v, dst1 + o, count, stream);

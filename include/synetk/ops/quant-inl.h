@@ -455,6 +455,7 @@ void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::
   const size_t size = a.size;
   size_t i = 0;
   for (; i + 4 * N <= size; i += 4 * N) {
+    PrefetchAheadLines(src, i, 4 * N, size);
     const auto v0 = Dequantize(df, LoadQ(di, src + i), bias, norm);
     const auto v1 = Dequantize(df, LoadQ(di, src + i + N), bias, norm);
     const auto v2 = Dequantize(df, LoadQ(di, src + i + 2 * N), bias, norm);
@@ -495,6 +496,7 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
   };
   size_t i = 0;
   for (; i + 4 * N <= size; i += 4 * N) {
+    PrefetchAheadLines(src, i, 4 * N, size);
     const auto r0 = quant(LoadF32(df, src + i));
     const auto r1 = quant(LoadF32(df, src + i + N));
     const auto r2 = quant(LoadF32(df, src + i + 2 * N));
