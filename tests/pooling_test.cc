@@ -168,6 +168,12 @@ std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
     // 2x2 s2 p0 on even sizes: the row-pair paths (NCHW rows, NHWC channels).
     v.push_back(Geom2D(3, 4, 2 * n, 2, 2, 2, 2, 0, 0, false, false));
     v.push_back(Geom2D(n, 4, 4, 2, 2, 2, 2, 0, 0, false, false));
+    // Stride 2 along W tiling even rows (3x3 p1, 2x2 p0) under any vertical
+    // geometry: the NCHW half-width path (flat horizontal pass over blocks).
+    v.push_back(Geom2D(2, 5, 2 * n, 3, 3, 2, 2, 1, 1, false, false));
+    v.push_back(Geom2D(2, 5, 2 * n, 2, 2, 2, 2, 0, 0, false, false));
+    v.push_back(Geom2D(3, 4, 2 * n, 1, 3, 1, 2, 0, 1, false, false));
+    v.push_back(Geom2D(2, 9, 2 * n, 5, 3, 3, 2, 2, 1, true, false));
   }
   for (size_t n : EdgeSizes()) v.push_back(Geom2D(2, n, 3, 3, 2, 2, 1, 1, 0, true, false));
   for (size_t k = 1; k <= 7; ++k)
@@ -307,6 +313,8 @@ TEST_CASE("pooling split into parts gives the whole call's output", "[pooling][p
     for (const PoolGeom& g : {Geom2D(5, 9, 37, 3, 3, 2, 2, 1, 1, true, true),
                               Geom2D(7, 12, 3, 2, 2, 2, 2, 0, 0, false, false),  // narrow rows
                               Geom2D(7, 6, 10, 2, 2, 2, 2, 0, 0, false, false),  // row pairs
+                              Geom2D(7, 9, 38, 3, 3, 2, 2, 1, 1, false, false),  // half width
+                              Geom2D(5, 7, 130, 2, 2, 2, 2, 0, 0, false, false),
                               Geom2D(70, 6, 4, 2, 2, 2, 2, 0, 0, false, false),  // NHWC pairs
                               Geom2D(3, 4, 70, 2, 2, 2, 2, 0, 0, false, false),
                               Geom2D(3, 9, 37, 3, 3, 2, 2, 1, 1, true, true),  // 3 channels
