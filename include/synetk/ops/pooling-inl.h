@@ -759,6 +759,47 @@ HWY_INLINE hn::Vec<D> PoolPair2(D d, hn::Vec<D> a0, hn::Vec<D> a1, hn::Vec<D> b0
 #endif
 }
 
+#if HWY_TARGET == HWY_AVX3_DL
+// 8-bit max over row pairs of at most 32 bytes, P = 64/W pairs per step
+// (a pair per 64-byte vector, the generic path, left most lanes idle): two
+// 64-byte loads hold P pairs (2*W*P <= 128 bytes), vpermt2b gathers their
+// top rows into lanes [0, P*W) and their bottom rows likewise, one max
+// combines them, and adjacent bytes (the halves of 16-bit lanes) give the
+// P*W/2 contiguous outputs, stored with a byte mask. Returns the number of
+// pairs done: whole steps whose 128 bytes lie inside src.
+template <typename L>
+HWY_INLINE size_t PoolPairsPacked8(const L* src, size_t W, size_t pairs, size_t srcLeft, L* dst) {
+  const size_t P = 64 / W, W2 = W / 2, outStep = P * W2;
+  alignas(64) uint8_t top[64], bottom[64];
+  for (size_t l = 0; l < 64; ++l) {
+    const bool used = l < P * W;
+    const size_t at = l / W * 2 * W + l % W;
+    top[l] = used ? static_cast<uint8_t>(at) : 0;
+    bottom[l] = used ? static_cast<uint8_t>(at + W) : 0;
+  }
+  const __m512i iTop = _mm512_load_si512(top), iBottom = _mm512_load_si512(bottom);
+  const __mmask32 keep = static_cast<__mmask32>((uint64_t{1} << outStep) - 1);
+  size_t p = 0;
+  for (; p + P <= pairs && 2 * p * W + 128 <= srcLeft; p += P) {
+    const L* s = src + 2 * p * W;
+    const __m512i x0 = _mm512_loadu_si512(s), x1 = _mm512_loadu_si512(s + 64);
+    const __m512i a = _mm512_permutex2var_epi8(x0, iTop, x1);
+    const __m512i b = _mm512_permutex2var_epi8(x0, iBottom, x1);
+    __m512i m16;
+    if constexpr (std::is_signed_v<L>) {
+      const __m512i m = _mm512_max_epi8(a, b);
+      m16 = _mm512_max_epi16(_mm512_srai_epi16(_mm512_slli_epi16(m, 8), 8), _mm512_srai_epi16(m, 8));
+    } else {
+      const __m512i m = _mm512_max_epu8(a, b);
+      m16 = _mm512_max_epu16(_mm512_and_si512(m, _mm512_set1_epi16(0xFF)), _mm512_srli_epi16(m, 8));
+    }
+    // In range, so truncating each 16-bit lane to its low byte is exact.
+    _mm256_mask_storeu_epi8(dst + p * W2, keep, _mm512_cvtepi16_epi8(m16));
+  }
+  return p;
+}
+#endif
+
 // NCHW: the part's channels are one flat sequence of row pairs, 2W
 // contiguous inputs -> W/2 contiguous outputs each.
 template <class Cfg, class D>
@@ -845,10 +886,16 @@ void PoolNchwPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       }
     }
   };
+  size_t done = 0;  // pairs computed by the packed 8-bit path
+#if HWY_TARGET == HWY_AVX3_DL
+  if constexpr (Cfg::isMax && sizeof(typename Ops::L) == 1) {
+    if (W <= 32) done = PoolPairsPacked8(src, W, pairs, srcLeft, dst);
+  }
+#endif
   // Pairs whose loads stay inside src take plain loads.
   const size_t safe = srcLeft >= reach ? HWY_MIN(pairs, (srcLeft - reach) / (2 * W) + 1) : 0;
-  run(0, safe, std::false_type());
-  run(safe, pairs, std::true_type());
+  run(done, HWY_MAX(done, safe), std::false_type());
+  run(HWY_MAX(done, safe), pairs, std::true_type());
 }
 
 // NHWC with at least one vector of channels: per output pixel, the four
