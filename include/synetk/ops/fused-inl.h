@@ -149,13 +149,12 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
     // then second half from the same (cached) source piece.
     constexpr size_t kPiece = 2048;
     const size_t N = hn::Lanes(df);
-    size_t rowEnd = 0;  // elements from the current row to the end of src
     const auto piece = [&](const T* row, T* out, size_t s0, size_t s1, V bias0,
                            const auto& half) HWY_ATTR {
       size_t s = s0;
       if (!stream) {  // the common case without per-vector tail and stream tests
         for (; s + 2 * N <= s1; s += 2 * N) {
-          PrefetchAhead(row, s, rowEnd);
+          PrefetchAhead(src, static_cast<size_t>(row - src) + s, C * S);
           const V v0 = half(hn::Add(LoadF32(df, row + s), bias0));
           const V v1 = half(hn::Add(LoadF32(df, row + s + N), bias0));
           StoreF32(df, v0, out + s);
@@ -170,7 +169,6 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
     for (size_t c = 0; c < C; ++c) {
       const V bias0 = hn::Set(df, a.channel[0][c]);
       const T* row = src + c * S;
-      rowEnd = (C - c) * S;
       for (size_t s0 = a.sBegin; s0 < a.sEnd; s0 += kPiece) {
         const size_t s1 = HWY_MIN(s0 + kPiece, a.sEnd);
         piece(row, dst + c * S, s0, s1, bias0, first);

@@ -344,6 +344,14 @@ HWY_INLINE void PoolColumnsChecked(D d, const T* src, size_t srcTotal, size_t pl
   }
 }
 
+// The first term of a reduction: averages start from +0 (so that every path
+// adds in one order and -0 sums come out +0), max needs no identity.
+template <class Ops, class D>
+HWY_INLINE hn::Vec<D> PoolStart(D d, hn::Vec<D> v) {
+  if constexpr (Ops::kOrderFree) return v;
+  return Ops::Combine(Ops::Identity(d), v);
+}
+
 // Vertical step over n >= 1 rows at src, src + stride, ...: out[x] for
 // x < len, rounded up to whole vectors (the caller made them readable).
 // Averages start from +0 and add the rows in order, like every other path.
@@ -352,11 +360,7 @@ HWY_INLINE void PoolRows(D d, const T* src, size_t stride, size_t n, size_t len,
                          typename Ops::L* out, bool prefetch) {
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
-  auto first = [&](size_t x) -> V {
-    const V v = Ops::Load(d, src + x);
-    if constexpr (Ops::kOrderFree) return v;
-    return Ops::Combine(Ops::Identity(d), v);
-  };
+  auto first = [&](size_t x) -> V { return PoolStart<Ops>(d, Ops::Load(d, src + x)); };
   const T* s1 = src + stride;
   const T* s2 = src + 2 * stride;
   if (n == 3) {
@@ -386,6 +390,23 @@ HWY_INLINE void PoolRows(D d, const T* src, size_t stride, size_t n, size_t len,
   }
 }
 
+// NCHW vertical step of output row dy over the channel window wc into
+// out[x], x < srcW rounded up to whole vectors: unchecked and unrolled (2D)
+// where every load stays inside src, bounds-checked elsewhere.
+template <class Ops, class D, typename T>
+HWY_INLINE void PoolNchwColumns(D d, const detail::PoolArgs<T>& a, const detail::PoolWindow& wc,
+                                size_t dy, typename Ops::L* out, bool prefetch) {
+  const size_t W = a.srcW, plane = a.srcH * W, srcTotal = a.srcC * plane;
+  const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, a.srcH);
+  const size_t first = wc.begin * plane + wy.begin * W;
+  const size_t last = (wc.end - 1) * plane + (wy.end - 1) * W;
+  if (wc.Size() == 1 && last + PoolRoundUp(W, hn::Lanes(d)) <= srcTotal) {
+    PoolRows<Ops>(d, a.src + first, W, wy.Size(), W, out, prefetch);
+  } else {
+    PoolColumnsChecked<Ops>(d, a.src, srcTotal, plane, W, wc, wy, out);
+  }
+}
+
 // NCHW with small kernels: the padded rows of a block of output rows are
 // stacked in R, each segment Wseg = G*sX lanes long (G >= dstW outputs, the
 // extra ones unused), so that output j of the block reads R[j*sX + k]: one
@@ -401,9 +422,9 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using T = typename Cfg::Elem;
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
-  const size_t H = a.srcH, W = a.srcW, plane = H * W;
+  const size_t H = a.srcH, W = a.srcW;
   // Stores may spill past a row onto outputs written later, never past the part.
-  const size_t srcTotal = a.srcC * plane, dstTotal = a.end * a.dstH * a.dstW;
+  const size_t dstTotal = a.end * a.dstH * a.dstW;
   const size_t need = HWY_MAX(a.pX + W, (a.dstW - 1) * a.sX + a.kX - a.pX);
   const size_t G = (need + a.sX - 1) / a.sX, Wseg = G * a.sX;
   const size_t B = HWY_MAX(size_t{1}, HWY_MIN(a.dstH, 4096 / Wseg));  // rows per block
@@ -415,7 +436,6 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   hn::StoreU(ident, d, R + rowLen - N);
   const bool direct = G == a.dstW;  // block outputs are contiguous in dst
   const bool perRow = !direct && a.dstW >= N;
-  const size_t wUp = PoolRoundUp(W, N);
   T* O = direct || perRow ? nullptr : PoolScratch<T, 1>(flat);
   // Average with excludePad: the clipped area of every output of a plane.
   L* areas = nullptr;
@@ -437,15 +457,8 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     for (size_t dy0 = 0; dy0 < a.dstH; dy0 += B) {
       const size_t nb = HWY_MIN(B, a.dstH - dy0);
       for (size_t b = 0; b < nb; ++b) {
-        const detail::PoolWindow wy(dy0 + b, a.sY, a.pY, a.kY, H);
         L* seg = R + b * Wseg + a.pX;
-        const size_t first = wc.begin * plane + wy.begin * W;
-        const size_t last = (wc.end - 1) * plane + (wy.end - 1) * W;
-        if (wc.Size() == 1 && last + wUp <= srcTotal) {  // 2D, every load inside src
-          PoolRows<Ops>(d, a.src + first, W, wy.Size(), W, seg, true);
-        } else {
-          PoolColumnsChecked<Ops>(d, a.src, srcTotal, plane, W, wc, wy, seg);
-        }
+        PoolNchwColumns<Ops>(d, a, wc, dy0 + b, seg, true);
         hn::StoreU(ident, d, seg + W);  // lanes past W: restore the padding
       }
       const size_t base = (dc * a.dstH + dy0) * a.dstW;
@@ -954,8 +967,8 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using L = typename Ops::L;
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
-  const size_t H = a.srcH, W = a.srcW, W2 = a.dstW, plane = H * W;
-  const size_t srcTotal = a.srcC * plane, dstTotal = a.end * a.dstH * W2;
+  const size_t H = a.srcH, W = a.srcW, W2 = a.dstW;
+  const size_t dstTotal = a.end * a.dstH * W2;
   const size_t wUp = PoolRoundUp(W, N);
   const size_t B = HWY_MAX(size_t{1}, HWY_MIN(a.dstH, size_t{4096} / W));  // rows per block
   // N lanes in front (read for the first output's left column, then masked)
@@ -986,16 +999,8 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, a.srcC);
     for (size_t dy0 = 0; dy0 < a.dstH; dy0 += B) {
       const size_t nb = HWY_MIN(B, a.dstH - dy0);
-      for (size_t b = 0; b < nb; ++b) {
-        const detail::PoolWindow wy(dy0 + b, a.sY, a.pY, a.kY, H);
-        const size_t first = dc * plane + wy.begin * W, last = dc * plane + (wy.end - 1) * W;
-        // Whole vectors: lanes past W land on the next row's place, written next.
-        if (last + wUp <= srcTotal) {
-          PoolRows<Ops>(d, a.src + first, W, wy.Size(), W, Vr + b * W, a.sY == 2);
-        } else {
-          PoolColumnsChecked<Ops>(d, a.src, srcTotal, plane, W, wc, wy, Vr + b * W);
-        }
-      }
+      // Whole vectors: lanes past W land on the next row's place, written next.
+      for (size_t b = 0; b < nb; ++b) PoolNchwColumns<Ops>(d, a, wc, dy0 + b, Vr + b * W, a.sY == 2);
       const size_t base = (dc * a.dstH + dy0) * W2, outs = nb * W2;
       for (size_t k = 0; k < outs; k += N) {
         V e, o;
@@ -1006,9 +1011,9 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
           hn::LoadInterleaved2(d, Vr + 2 * k - 1, prev, e2);
           prev = hn::IfThenElse(hn::MaskFromVec(hn::LoadU(d, firstCol + k)), ident, prev);
           // Averages in the buffered paths' order, ((0 + prev) + e) + o.
-          acc = Ops::Combine(Ops::Combine(Ops::Combine(ident, prev), e), o);
+          acc = Ops::Combine(Ops::Combine(PoolStart<Ops>(d, prev), e), o);
         } else {
-          acc = Ops::Combine(Ops::Combine(ident, e), o);
+          acc = Ops::Combine(PoolStart<Ops>(d, e), o);
         }
         if constexpr (!Cfg::isMax) {
           acc = hn::Div(acc, a.excludePad ? hn::LoadU(d, areas + dy0 * W2 + k)
