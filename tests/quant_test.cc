@@ -338,6 +338,17 @@ TEST_CASE("QuantizedScale matches the reference on every target", "[quant]") {
         h.srcScale = 3e38f;
         h.scale = {1e10f, 0.0f, -1e10f, 1e-30f};
         CheckScale(h);
+        // Finite values far outside [0, 255] in three of 70 channels: the
+        // rounding needs the fp32 clamp there (|v| >= 2^22; channel 5 spans
+        // -2.55e7..0, where the bits of v + 1.5*2^23 wrap), saturation elsewhere.
+        ScaleCase f = MakeScale(70, S, withBias);
+        f.srcScale = 1.0f;
+        f.dstScale = 1.0f;
+        f.srcZero = 0;
+        f.scale[3] = 1e9f;
+        f.scale[5] = -1e5f;
+        f.scale[66] = -1e9f;
+        CheckScale(f);
       }
     }
   });

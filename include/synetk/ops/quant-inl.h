@@ -148,12 +148,15 @@ HWY_INLINE QuantizeParams MakeQuantize(int32_t zero, int32_t qmin, int32_t qmax)
   return {static_cast<float>(qmin - zero), static_cast<float>(qmax - zero), kMagicBits - zero};
 }
 
-template <bool kNaN, class DF>
+// kClamp false: the caller knows |v| < 2^22 (no NaN), where the rounding is
+// exact without the clamp, and stores through StoreQ4 on a target whose
+// narrowing saturates (kStoreQ4Saturates), which then does the clamping.
+template <bool kNaN, bool kClamp = true, class DF>
 HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> Quantize(DF df, hn::Vec<DF> v,
                                                      const QuantizeParams& q) {
   const hn::RebindToSigned<DF> di;
   if constexpr (kNaN) v = hn::IfThenElseZero(hn::Eq(v, v), v);
-  v = hn::Min(hn::Max(v, hn::Set(df, q.lo)), hn::Set(df, q.hi));
+  if constexpr (kClamp) v = hn::Min(hn::Max(v, hn::Set(df, q.lo)), hn::Set(df, q.hi));
   return hn::Sub(hn::BitCast(di, hn::Add(v, hn::Set(df, kMagic))), hn::Set(di, q.offset));
 }
 
@@ -192,6 +195,8 @@ HWY_INLINE void StoreQ(DI di, hn::Vec<DI> r, Q* HWY_RESTRICT p) {
     hn::StoreU(hn::DemoteTo(dq, r), dq, p);
   }
 }
+constexpr bool kStoreQ4Saturates = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
+
 // Four vectors at once: 4*Lanes(di) elements at p. On AVX-512 two 32->16
 // packs, one 16->8 pack and one dword permute replace four narrowings (two
 // shuffles each) and four 16-byte stores.
@@ -541,14 +546,55 @@ HWY_INLINE hn::Vec<DF> ScaleSource(DF df, hn::Vec<hn::RebindToSigned<DF>> x, con
   return hn::Mul(t, hn::Set(df, k.srcScale));
 }
 
-// The per-channel half. kNaN: whether a lane can be NaN (inf * 0).
-template <bool kHasBias, bool kNaN, class DF>
+// The per-channel half before rounding.
+template <bool kHasBias, class DF>
+HWY_INLINE hn::Vec<DF> ScaleChannel(DF df, hn::Vec<DF> t, hn::Vec<DF> scale, hn::Vec<DF> bias,
+                                    const ScaleParams& k) {
+  auto v = hn::Mul(t, scale);
+  if constexpr (kHasBias) v = hn::Add(v, bias);
+  return hn::Mul(v, hn::Set(df, k.invDstScale));
+}
+
+// The per-channel half. kNaN: whether a lane can be NaN (inf * 0); kClamp:
+// see Quantize.
+template <bool kHasBias, bool kNaN, bool kClamp = true, class DF>
 HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> ScaleFinish(DF df, hn::Vec<DF> t, hn::Vec<DF> scale,
                                                        hn::Vec<DF> bias, const ScaleParams& k,
                                                        const QuantizeParams& q) {
-  auto v = hn::Mul(t, scale);
-  if constexpr (kHasBias) v = hn::Add(v, bias);
-  return Quantize<kNaN>(df, hn::Mul(v, hn::Set(df, k.invDstScale)), q);
+  return Quantize<kNaN, kClamp>(df, ScaleChannel<kHasBias>(df, t, scale, bias, k), q);
+}
+
+// Whether float(x - srcZero) * srcScale is finite for every byte x: then no
+// lane is inf * 0, the only source of NaN. |x - srcZero| is largest at x = 0
+// or 255, and rounding is monotone, so the two ends decide.
+HWY_INLINE bool ScaleSourceFinite(const ScaleParams& k) {
+  const float lo = static_cast<float>(0 - k.srcZero) * k.srcScale;
+  const float hi = static_cast<float>(255 - k.srcZero) * k.srcScale;
+  return std::fabs(lo) < HUGE_VALF && std::fabs(hi) < HUGE_VALF;
+}
+
+// Whether the value before rounding has |v| < 2^22 for every byte and
+// channel, so that Quantize may leave the clamping to a saturating StoreQ4.
+// Every fp32 step of v is monotone in x, so x = 0 and x = 255 decide; NaN
+// fails the test.
+template <bool kHasBias>
+HWY_INLINE bool ScaleInRange(const detail::ScaleArgs& a, const ScaleParams& k) {
+  if (!kStoreQ4Saturates || !ScaleSourceFinite(k)) return false;
+  const hn::ScalableTag<float> df;
+  const size_t N = hn::Lanes(df);
+  const auto lo = hn::Set(df, static_cast<float>(0 - k.srcZero) * k.srcScale);
+  const auto hi = hn::Set(df, static_cast<float>(255 - k.srcZero) * k.srcScale);
+  const auto limit = hn::Set(df, 4194304.0f);
+  auto ok = hn::Eq(lo, lo);
+  for (size_t c = 0; c < a.channels; c += N) {
+    const size_t count = HWY_MIN(N, a.channels - c);
+    const auto sc = count == N ? hn::LoadU(df, a.scale + c) : LoadF32Partial(df, a.scale + c, count);
+    auto bi = hn::Zero(df);
+    if (kHasBias) bi = count == N ? hn::LoadU(df, a.bias + c) : LoadF32Partial(df, a.bias + c, count);
+    ok = hn::And(ok, hn::Lt(hn::Abs(ScaleChannel<kHasBias>(df, lo, sc, bi, k)), limit));
+    ok = hn::And(ok, hn::Lt(hn::Abs(ScaleChannel<kHasBias>(df, hi, sc, bi, k)), limit));
+  }
+  return hn::AllTrue(df, ok);
 }
 
 template <bool kHasBias, class DF>
@@ -560,16 +606,16 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> ScaleValues(DF df, hn::Vec<hn::Rebind
 }
 
 // One channel's table from u[x] = float(x - srcZero) * srcScale.
-template <bool kHasBias, bool kNaN, class DF>
+template <bool kHasBias, bool kNaN, bool kClamp, class DF>
 HWY_INLINE void ScaleTable(DF df, const float* HWY_RESTRICT u, hn::Vec<DF> sc, hn::Vec<DF> bi,
                            const ScaleParams& k, const QuantizeParams& q, detail::ByteMap& map) {
   const hn::RebindToSigned<DF> di;
   const size_t N = hn::Lanes(df);
   for (size_t i = 0; i < 256; i += 4 * N) {  // 4*N divides 256 on every target
-    const auto r0 = ScaleFinish<kHasBias, kNaN>(df, hn::Load(df, u + i), sc, bi, k, q);
-    const auto r1 = ScaleFinish<kHasBias, kNaN>(df, hn::Load(df, u + i + N), sc, bi, k, q);
-    const auto r2 = ScaleFinish<kHasBias, kNaN>(df, hn::Load(df, u + i + 2 * N), sc, bi, k, q);
-    const auto r3 = ScaleFinish<kHasBias, kNaN>(df, hn::Load(df, u + i + 3 * N), sc, bi, k, q);
+    const auto r0 = ScaleFinish<kHasBias, kNaN, kClamp>(df, hn::Load(df, u + i), sc, bi, k, q);
+    const auto r1 = ScaleFinish<kHasBias, kNaN, kClamp>(df, hn::Load(df, u + i + N), sc, bi, k, q);
+    const auto r2 = ScaleFinish<kHasBias, kNaN, kClamp>(df, hn::Load(df, u + i + 2 * N), sc, bi, k, q);
+    const auto r3 = ScaleFinish<kHasBias, kNaN, kClamp>(df, hn::Load(df, u + i + 3 * N), sc, bi, k, q);
     StoreQ4(di, r0, r1, r2, r3, map.t + i);
   }
 }
@@ -591,6 +637,7 @@ HWY_INLINE void ScaleNchwTables(const detail::ScaleArgs& a, const ScaleParams& k
     finite = finite && hn::AllTrue(df, hn::Lt(hn::Abs(t), hn::Set(df, HUGE_VALF)));
     hn::Store(t, df, u + i);
   }
+  const bool inRange = ScaleInRange<kHasBias>(a, k);
   // Locals: the table stores (uint8_t) could alias the fields of a.
   const size_t C = a.channels, S = a.spatial, len = a.sEnd - a.sBegin;
   const float* const scale = a.scale;
@@ -601,12 +648,61 @@ HWY_INLINE void ScaleNchwTables(const detail::ScaleArgs& a, const ScaleParams& k
   for (size_t c = 0; c < C; ++c) {
     const auto sc = hn::Set(df, scale[c]);
     const auto bi = hn::Set(df, kHasBias ? bias[c] : 0.0f);
-    if (finite) {
-      ScaleTable<kHasBias, false>(df, u, sc, bi, k, q, map);
+    if (inRange) {
+      ScaleTable<kHasBias, false, false>(df, u, sc, bi, k, q, map);
+    } else if (finite) {
+      ScaleTable<kHasBias, false, true>(df, u, sc, bi, k, q, map);
     } else {
-      ScaleTable<kHasBias, true>(df, u, sc, bi, k, q, map);
+      ScaleTable<kHasBias, true, true>(df, u, sc, bi, k, q, map);
     }
     MapBytes(map, src + c * S, len, dst + c * S);
+  }
+}
+
+// NHWC: each lane has its own channel's scale and bias, so no byte table
+// applies; four vectors (4*Lanes bytes) per step share one narrowing store.
+// kClamp4: whether those steps clamp in fp32 (see Quantize).
+template <bool kHasBias, bool kNaN, bool kClamp4>
+HWY_INLINE void ScaleNhwc(const detail::ScaleArgs& a, const ScaleParams& k,
+                          const QuantizeParams& q) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const size_t N = hn::Lanes(df);
+  // Locals: stores through dst (uint8_t) could alias the fields of a.
+  const float* const scale = a.scale;
+  const float* const bias = a.bias;
+  const size_t C = a.channels;
+  const uint8_t* const src = a.src + a.sBegin * C;
+  uint8_t* const dst = a.dst + a.sBegin * C;
+  const size_t n = (a.sEnd - a.sBegin) * C;
+  const auto value = [&](const uint8_t* p, size_t c, auto clamp) {
+    const auto sc = hn::LoadU(df, scale + c);
+    const auto bi = kHasBias ? hn::LoadU(df, bias + c) : hn::Zero(df);
+    const auto t = ScaleSource(df, LoadQ(di, p), k);
+    return ScaleFinish<kHasBias, kNaN, decltype(clamp)::value>(df, t, sc, bi, k, q);
+  };
+  const std::bool_constant<kClamp4> clamp4;
+  const std::true_type clamp;
+  for (size_t i = 0; i < n; i += C) {
+    const uint8_t* s = src + i;
+    uint8_t* d = dst + i;
+    PrefetchAheadLines(src, i, C, n);
+    size_t c = 0;
+    for (; c + 4 * N <= C; c += 4 * N) {
+      const auto r0 = value(s + c, c, clamp4);
+      const auto r1 = value(s + c + N, c + N, clamp4);
+      const auto r2 = value(s + c + 2 * N, c + 2 * N, clamp4);
+      const auto r3 = value(s + c + 3 * N, c + 3 * N, clamp4);
+      StoreQ4(di, r0, r1, r2, r3, d + c);
+    }
+    for (; c + N <= C; c += N) StoreQ(di, value(s + c, c, clamp), d + c);
+    if (c < C) {
+      const size_t count = C - c;
+      const auto sc = LoadF32Partial(df, scale + c, count);
+      const auto bi = kHasBias ? LoadF32Partial(df, bias + c, count) : hn::Zero(df);
+      const auto x = ScaleSource(df, LoadQPartial(di, s + c, count), k);
+      StoreQRun(di, ScaleFinish<kHasBias, kNaN>(df, x, sc, bi, k, q), d + c, count);
+    }
   }
 }
 
@@ -649,24 +745,12 @@ void ScaleKernel(const detail::ScaleArgs& a) {
         StoreQRun(di, r, dst + s, count);
       }
     }
+  } else if (!ScaleSourceFinite(k)) {
+    ScaleNhwc<kBias, true, true>(a, k, q);
+  } else if (ScaleInRange<kBias>(a, k)) {
+    if constexpr (kStoreQ4Saturates) ScaleNhwc<kBias, false, false>(a, k, q);
   } else {
-    for (size_t s = sBegin; s < sEnd; ++s) {
-      const uint8_t* src = src0 + s * C;
-      uint8_t* dst = dst0 + s * C;
-      size_t c = 0;
-      for (; c + N <= C; c += N) {
-        const auto sc = hn::LoadU(df, scale + c);
-        const auto bi = kBias ? hn::LoadU(df, bias + c) : hn::Zero(df);
-        StoreQ(di, ScaleValues<kBias>(df, LoadQ(di, src + c), sc, bi, k, q), dst + c);
-      }
-      if (c < C) {
-        const size_t count = C - c;
-        const auto sc = LoadF32Partial(df, scale + c, count);
-        const auto bi = kBias ? LoadF32Partial(df, bias + c, count) : hn::Zero(df);
-        const auto r = ScaleValues<kBias>(df, LoadQPartial(di, src + c, count), sc, bi, k, q);
-        StoreQRun(di, r, dst + c, count);
-      }
-    }
+    ScaleNhwc<kBias, false, true>(a, k, q);
   }
 }
 
