@@ -58,6 +58,29 @@ namespace hn = hwy::HWY_NAMESPACE;
 inline constexpr bool kByteLookup =
     HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128;
 
+#if HWY_TARGET == HWY_AVX3_DL
+// A ByteMap held in four registers; operator() looks up 64 bytes.
+struct ByteMapRegs {
+  __m512i t0, t1, t2, t3;
+  explicit ByteMapRegs(const detail::ByteMap& m)
+      : t0(_mm512_load_si512(m.t)),
+        t1(_mm512_load_si512(m.t + 64)),
+        t2(_mm512_load_si512(m.t + 128)),
+        t3(_mm512_load_si512(m.t + 192)) {}
+  // vpermi2b reads the low 7 bits of each index; bit 7 picks the table half.
+  __m512i operator()(__m512i x) const {
+    const __m512i lo = _mm512_permutex2var_epi8(t0, x, t1);
+    const __m512i hi = _mm512_permutex2var_epi8(t2, x, t3);
+    return _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), lo, hi);
+  }
+};
+
+// The mask of the first n (<= 64) lanes of a byte vector.
+HWY_INLINE __mmask64 FirstBytes(size_t n) {
+  return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+}
+#endif
+
 // For r < rows: dst[r*dstStride + i] = m.t[src[r*srcStride + i]], i < n. One
 // call for many short rows keeps the table in registers (stores through
 // uint8_t pointers could alias it, so the compiler would reload it per row).
@@ -65,14 +88,7 @@ inline constexpr bool kByteLookup =
 HWY_INLINE void MapByteRows(const detail::ByteMap& m, const uint8_t* src, size_t srcStride,
                             size_t n, size_t rows, uint8_t* dst, size_t dstStride) {
 #if HWY_TARGET == HWY_AVX3_DL
-  const __m512i t0 = _mm512_load_si512(m.t), t1 = _mm512_load_si512(m.t + 64);
-  const __m512i t2 = _mm512_load_si512(m.t + 128), t3 = _mm512_load_si512(m.t + 192);
-  // vpermi2b reads the low 7 bits of each index; bit 7 picks the table half.
-  auto look = [&](__m512i x) HWY_ATTR {
-    const __m512i lo = _mm512_permutex2var_epi8(t0, x, t1);
-    const __m512i hi = _mm512_permutex2var_epi8(t2, x, t3);
-    return _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), lo, hi);
-  };
+  const ByteMapRegs look(m);
   const size_t full = n & ~size_t{63};
   // Masked tail: the bytes past n are neither read nor written.
   const __mmask64 k = n == full ? 0 : (~uint64_t{0}) >> (64 - (n - full));

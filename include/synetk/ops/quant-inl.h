@@ -886,6 +886,147 @@ HWY_INLINE void InterleaveNhwc(DF df, const detail::ShuffleArgs& a, const RowReq
   }
 }
 
+#if HWY_TARGET == HWY_AVX3_DL
+// NHWC in one pass (VBMI): the requantized bytes stay in registers and a
+// two-source byte permute moves them to their output places, instead of
+// staging rows in a stack buffer and copying C/2-byte runs. Output byte j of
+// a pixel of dst k (0 or 1) comes from input A (src0) or B (src1):
+//   type 0: X[2j + k], X = A ++ B (A has C0 channels);
+//   type 1: Y[j + k*C0], Y[2i] = A[i], Y[2i + 1] = B[i].
+struct ShuffleNhwcShape {
+  size_t inA, inB, out0, out1;  // bytes per pixel
+  size_t C0;
+};
+
+// Pixels of at most 64 bytes in every tensor: groups of P pixels, one
+// (masked) vector per input and output and one permute per output.
+template <int kType>
+HWY_INLINE void ShuffleNhwcGroups(const detail::ShuffleArgs& a, const RowRequant& op0,
+                                  const RowRequant& op1, const ShuffleNhwcShape& sh) {
+  const size_t P = 64 / HWY_MAX(HWY_MAX(sh.inA, sh.inB), HWY_MAX(sh.out0, sh.out1));
+  HWY_ALIGN uint8_t idx[2][64] = {};
+  for (size_t k = 0; k < 2; ++k) {
+    const size_t out = k == 0 ? sh.out0 : sh.out1;
+    for (size_t o = 0; o < P * out; ++o) {
+      const size_t i = o / out, j = o % out;
+      const size_t x = kType == 0 ? 2 * j + k : j + k * sh.C0;  // position in X or Y
+      const bool fromB = kType == 0 ? x >= sh.C0 : (x & 1) != 0;
+      const size_t ch = kType == 0 ? (fromB ? x - sh.C0 : x) : x / 2;
+      idx[k][o] = static_cast<uint8_t>(fromB ? 64 + i * sh.inB + ch : i * sh.inA + ch);
+    }
+  }
+  const __m512i idx0 = _mm512_load_si512(idx[0]), idx1 = _mm512_load_si512(idx[1]);
+  const ByteMapRegs lookA(op0.map), lookB(op1.map);
+  const uint8_t* const srcA = a.src0;
+  const uint8_t* const srcB = a.src1;
+  uint8_t* const dst0 = a.dst0;
+  uint8_t* const dst1 = a.dst1;
+  const size_t S = a.spatial;
+  const size_t inA = sh.inA, inB = sh.inB, out0 = sh.out0, out1 = sh.out1;
+  const auto group = [&](size_t s, __mmask64 kA, __mmask64 kB, __mmask64 k0, __mmask64 k1) HWY_ATTR {
+    const __m512i x = lookA(_mm512_maskz_loadu_epi8(kA, srcA + s * inA));
+    const __m512i y = lookB(_mm512_maskz_loadu_epi8(kB, srcB + s * inB));
+    _mm512_mask_storeu_epi8(dst0 + s * out0, k0, _mm512_permutex2var_epi8(x, idx0, y));
+    _mm512_mask_storeu_epi8(dst1 + s * out1, k1, _mm512_permutex2var_epi8(x, idx1, y));
+  };
+  const __mmask64 kA = FirstBytes(P * inA), kB = FirstBytes(P * inB);
+  const __mmask64 k0 = FirstBytes(P * out0), k1 = FirstBytes(P * out1);
+  size_t s = 0;
+  for (; s + P <= S; s += P) group(s, kA, kB, k0, k1);
+  if (s < S) {
+    const size_t p = S - s;
+    group(s, FirstBytes(p * inA), FirstBytes(p * inB), FirstBytes(p * out0), FirstBytes(p * out1));
+  }
+}
+
+// Wider pixels, one at a time. Type 0: each input's part of a pixel
+// separately (its channel count is even), 128 bytes at a time permuted into
+// 64 even and 64 odd bytes. Type 1: channels [0, C0/2) of A and B
+// interleave into dst0, the rest into dst1, 64 of each at a time.
+template <int kType>
+HWY_INLINE void ShuffleNhwcPixels(const detail::ShuffleArgs& a, const RowRequant& op0,
+                                  const RowRequant& op1, const ShuffleNhwcShape& sh) {
+  HWY_ALIGN uint8_t idx[2][64];
+  for (size_t t = 0; t < 64; ++t) {
+    // type 0: even and odd bytes of two vectors; type 1: lane t/2 of A (even
+    // t) or B (odd t), from the low (idx[0]) or high (idx[1]) 32 lanes.
+    idx[0][t] = static_cast<uint8_t>(kType == 0 ? 2 * t : (t & 1) * 64 + t / 2);
+    idx[1][t] = static_cast<uint8_t>(kType == 0 ? 2 * t + 1 : (t & 1) * 64 + 32 + t / 2);
+  }
+  const __m512i idx0 = _mm512_load_si512(idx[0]), idx1 = _mm512_load_si512(idx[1]);
+  const ByteMapRegs lookA(op0.map), lookB(op1.map);
+  // n (even) bytes of in -> n/2 even ones at d0, n/2 odd ones at d1.
+  const auto split = [&](const ByteMapRegs& look, const uint8_t* in, size_t n, uint8_t* d0,
+                         uint8_t* d1) HWY_ATTR {
+    size_t c = 0;
+    for (; c + 128 <= n; c += 128) {
+      const __m512i u = look(_mm512_loadu_si512(in + c));
+      const __m512i v = look(_mm512_loadu_si512(in + c + 64));
+      _mm512_storeu_si512(d0 + c / 2, _mm512_permutex2var_epi8(u, idx0, v));
+      _mm512_storeu_si512(d1 + c / 2, _mm512_permutex2var_epi8(u, idx1, v));
+    }
+    if (c < n) {
+      const size_t m = n - c;
+      const __m512i u = look(_mm512_maskz_loadu_epi8(FirstBytes(m), in + c));
+      const __m512i v = m > 64 ? look(_mm512_maskz_loadu_epi8(FirstBytes(m - 64), in + c + 64))
+                               : _mm512_setzero_si512();
+      _mm512_mask_storeu_epi8(d0 + c / 2, FirstBytes(m / 2), _mm512_permutex2var_epi8(u, idx0, v));
+      _mm512_mask_storeu_epi8(d1 + c / 2, FirstBytes(m / 2), _mm512_permutex2var_epi8(u, idx1, v));
+    }
+  };
+  // d[2i] = A[i], d[2i + 1] = B[i], i < n.
+  const auto interleave = [&](const uint8_t* A, const uint8_t* B, size_t n, uint8_t* d) HWY_ATTR {
+    size_t c = 0;
+    for (; c + 64 <= n; c += 64) {
+      const __m512i u = lookA(_mm512_loadu_si512(A + c));
+      const __m512i v = lookB(_mm512_loadu_si512(B + c));
+      _mm512_storeu_si512(d + 2 * c, _mm512_permutex2var_epi8(u, idx0, v));
+      _mm512_storeu_si512(d + 2 * c + 64, _mm512_permutex2var_epi8(u, idx1, v));
+    }
+    if (c < n) {
+      const size_t m = n - c;
+      const __m512i u = lookA(_mm512_maskz_loadu_epi8(FirstBytes(m), A + c));
+      const __m512i v = lookB(_mm512_maskz_loadu_epi8(FirstBytes(m), B + c));
+      _mm512_mask_storeu_epi8(d + 2 * c, FirstBytes(2 * m), _mm512_permutex2var_epi8(u, idx0, v));
+      if (m > 32) {
+        _mm512_mask_storeu_epi8(d + 2 * c + 64, FirstBytes(2 * m - 64),
+                                _mm512_permutex2var_epi8(u, idx1, v));
+      }
+    }
+  };
+  const size_t C0 = sh.C0, h0 = C0 / 2, S = a.spatial;
+  for (size_t s = 0; s < S; ++s) {
+    const uint8_t* const A = a.src0 + s * sh.inA;
+    const uint8_t* const B = a.src1 + s * sh.inB;
+    uint8_t* const d0 = a.dst0 + s * sh.out0;
+    uint8_t* const d1 = a.dst1 + s * sh.out1;
+    if constexpr (kType == 0) {
+      split(lookA, A, sh.inA, d0, d1);
+      split(lookB, B, sh.inB, d0 + h0, d1 + h0);
+    } else {
+      interleave(A, B, h0, d0);
+      interleave(A + h0, B + h0, sh.inA - h0, d1);
+    }
+  }
+}
+
+// Whether the one-pass NHWC path ran (it needs both inputs' byte tables).
+template <int kType>
+HWY_INLINE bool ShuffleNhwcOnePass(const detail::ShuffleArgs& a, const RowRequant& op0,
+                                   const RowRequant& op1) {
+  if (!op0.table || !op1.table) return false;
+  const size_t C0 = a.srcC0, C1 = a.srcC1, Ch = (C0 + C1) / 2;
+  const ShuffleNhwcShape sh = kType == 0 ? ShuffleNhwcShape{C0, C1, Ch, Ch, C0}
+                                         : ShuffleNhwcShape{Ch, Ch, C0, C1, C0};
+  if (HWY_MAX(HWY_MAX(sh.inA, sh.inB), HWY_MAX(sh.out0, sh.out1)) <= 64) {
+    ShuffleNhwcGroups<kType>(a, op0, op1, sh);
+  } else {
+    ShuffleNhwcPixels<kType>(a, op0, op1, sh);
+  }
+  return true;
+}
+#endif
+
 template <class Cfg>
 void ShuffleKernel(const detail::ShuffleArgs& whole) {
   using D = hn::ScalableTag<float>;
@@ -931,6 +1072,9 @@ void ShuffleKernel(const detail::ShuffleArgs& whole) {
       RequantRowsWith(df, op1, s1 + h0 * S, S, len, h1, d1 + S, 2 * S);
     }
   } else {
+#if HWY_TARGET == HWY_AVX3_DL
+    if (ShuffleNhwcOnePass<Cfg::type>(a, op0, op1)) return;
+#endif
     if constexpr (Cfg::type == 0) {
       SplitNhwc(df, a.src0, C0, len, op0, a.dst0, a.dst1, Ch, 0);
       SplitNhwc(df, a.src1, C1, len, op1, a.dst0, a.dst1, Ch, C0 / 2);
