@@ -91,7 +91,7 @@ HWY_INLINE void MapByteRows(const detail::ByteMap& m, const uint8_t* src, size_t
   const ByteMapRegs look(m);
   const size_t full = n & ~size_t{63};
   // Masked tail: the bytes past n are neither read nor written.
-  const __mmask64 k = n == full ? 0 : (~uint64_t{0}) >> (64 - (n - full));
+  const __mmask64 k = FirstBytes(n - full);
   size_t r = 0;
   if (n < 64 && 64 % n == 0 && srcStride == n) {
     // Short contiguous rows (an NHWC concat's channels): one lookup per 64/n

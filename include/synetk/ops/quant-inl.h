@@ -564,45 +564,44 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> ScaleFinish(DF df, hn::Vec<DF> t, hn:
   return Quantize<kNaN, kClamp>(df, ScaleChannel<kHasBias>(df, t, scale, bias, k), q);
 }
 
-// Whether float(x - srcZero) * srcScale is finite for every byte x: then no
-// lane is inf * 0, the only source of NaN. |x - srcZero| is largest at x = 0
-// or 255, and rounding is monotone, so the two ends decide.
-HWY_INLINE bool ScaleSourceFinite(const ScaleParams& k) {
+// What a call's values need before rounding, decided once per call from the
+// ends x = 0 and x = 255 (every fp32 step is monotone in x, so the ends bound
+// the rest):
+// - kNaN: float(x - srcZero) * srcScale can be infinite, so a lane can be
+//   inf * 0 (the only source of NaN) and needs the NaN test;
+// - kClamp: finite, clamped in fp32 before rounding;
+// - kSaturate: |v| < 2^22 for every byte and channel, so the rounding is
+//   exact unclamped and a saturating StoreQ4 clamps (kStoreQ4Saturates only).
+enum class ScaleMode { kNaN, kClamp, kSaturate };
+
+template <bool kHasBias>
+HWY_INLINE ScaleMode ScaleModeFor(const detail::ScaleArgs& a, const ScaleParams& k) {
   const float lo = static_cast<float>(0 - k.srcZero) * k.srcScale;
   const float hi = static_cast<float>(255 - k.srcZero) * k.srcScale;
-  return std::fabs(lo) < HUGE_VALF && std::fabs(hi) < HUGE_VALF;
-}
-
-// Whether the value before rounding has |v| < 2^22 for every byte and
-// channel, so that Quantize may leave the clamping to a saturating StoreQ4.
-// Every fp32 step of v is monotone in x, so x = 0 and x = 255 decide; NaN
-// fails the test.
-template <bool kHasBias>
-HWY_INLINE bool ScaleInRange(const detail::ScaleArgs& a, const ScaleParams& k) {
-  if (!kStoreQ4Saturates || !ScaleSourceFinite(k)) return false;
+  if (!(std::fabs(lo) < HUGE_VALF && std::fabs(hi) < HUGE_VALF)) return ScaleMode::kNaN;
+  if (!kStoreQ4Saturates) return ScaleMode::kClamp;
   const hn::ScalableTag<float> df;
   const size_t N = hn::Lanes(df);
-  const auto lo = hn::Set(df, static_cast<float>(0 - k.srcZero) * k.srcScale);
-  const auto hi = hn::Set(df, static_cast<float>(255 - k.srcZero) * k.srcScale);
+  const auto vlo = hn::Set(df, lo), vhi = hn::Set(df, hi);
   const auto limit = hn::Set(df, 4194304.0f);
-  auto ok = hn::Eq(lo, lo);
+  auto ok = hn::Eq(vlo, vlo);
   for (size_t c = 0; c < a.channels; c += N) {
     const size_t count = HWY_MIN(N, a.channels - c);
     const auto sc = count == N ? hn::LoadU(df, a.scale + c) : LoadF32Partial(df, a.scale + c, count);
     auto bi = hn::Zero(df);
     if (kHasBias) bi = count == N ? hn::LoadU(df, a.bias + c) : LoadF32Partial(df, a.bias + c, count);
-    ok = hn::And(ok, hn::Lt(hn::Abs(ScaleChannel<kHasBias>(df, lo, sc, bi, k)), limit));
-    ok = hn::And(ok, hn::Lt(hn::Abs(ScaleChannel<kHasBias>(df, hi, sc, bi, k)), limit));
+    ok = hn::And(ok, hn::Lt(hn::Abs(ScaleChannel<kHasBias>(df, vlo, sc, bi, k)), limit));
+    ok = hn::And(ok, hn::Lt(hn::Abs(ScaleChannel<kHasBias>(df, vhi, sc, bi, k)), limit));
   }
-  return hn::AllTrue(df, ok);
+  return hn::AllTrue(df, ok) ? ScaleMode::kSaturate : ScaleMode::kClamp;  // NaN fails the test
 }
 
-template <bool kHasBias, class DF>
+template <bool kHasBias, bool kNaN = true, bool kClamp = true, class DF>
 HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> ScaleValues(DF df, hn::Vec<hn::RebindToSigned<DF>> x,
                                                        hn::Vec<DF> scale, hn::Vec<DF> bias,
                                                        const ScaleParams& k,
                                                        const QuantizeParams& q) {
-  return ScaleFinish<kHasBias, true>(df, ScaleSource(df, x, k), scale, bias, k, q);
+  return ScaleFinish<kHasBias, kNaN, kClamp>(df, ScaleSource(df, x, k), scale, bias, k, q);
 }
 
 // One channel's table from u[x] = float(x - srcZero) * srcScale.
@@ -620,24 +619,32 @@ HWY_INLINE void ScaleTable(DF df, const float* HWY_RESTRICT u, hn::Vec<DF> sc, h
   }
 }
 
+// Calls f(kNaN, kClamp), as std::bool_constant, with the variant for mode;
+// kSaturate only exists where kStoreQ4Saturates.
+template <class F>
+HWY_INLINE void WithScaleMode(ScaleMode mode, const F& f) {
+  if (mode == ScaleMode::kNaN) {
+    f(std::true_type(), std::true_type());
+  } else if (mode == ScaleMode::kClamp) {
+    f(std::false_type(), std::true_type());
+  } else if constexpr (kStoreQ4Saturates) {
+    f(std::false_type(), std::false_type());
+  }
+}
+
 // NCHW with a byte table per channel: the per-tensor half of all 256 inputs
 // once per call (u), the per-channel half per table. Same operations, same
-// bytes as ScaleValues; the NaN test is skipped where u has no infinity
-// (then v is never inf * 0, the only source of NaN).
-template <bool kHasBias>
+// bytes as ScaleValues.
+template <bool kHasBias, bool kNaN, bool kClamp>
 HWY_INLINE void ScaleNchwTables(const detail::ScaleArgs& a, const ScaleParams& k,
                                 const QuantizeParams& q) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
   const size_t N = hn::Lanes(df);
   HWY_ALIGN float u[256];
-  bool finite = true;
   for (size_t i = 0; i < 256; i += N) {
-    const auto t = ScaleSource(df, LoadQ(di, detail::kByteIdentity.t + i), k);
-    finite = finite && hn::AllTrue(df, hn::Lt(hn::Abs(t), hn::Set(df, HUGE_VALF)));
-    hn::Store(t, df, u + i);
+    hn::Store(ScaleSource(df, LoadQ(di, detail::kByteIdentity.t + i), k), df, u + i);
   }
-  const bool inRange = ScaleInRange<kHasBias>(a, k);
   // Locals: the table stores (uint8_t) could alias the fields of a.
   const size_t C = a.channels, S = a.spatial, len = a.sEnd - a.sBegin;
   const float* const scale = a.scale;
@@ -648,20 +655,14 @@ HWY_INLINE void ScaleNchwTables(const detail::ScaleArgs& a, const ScaleParams& k
   for (size_t c = 0; c < C; ++c) {
     const auto sc = hn::Set(df, scale[c]);
     const auto bi = hn::Set(df, kHasBias ? bias[c] : 0.0f);
-    if (inRange) {
-      ScaleTable<kHasBias, false, false>(df, u, sc, bi, k, q, map);
-    } else if (finite) {
-      ScaleTable<kHasBias, false, true>(df, u, sc, bi, k, q, map);
-    } else {
-      ScaleTable<kHasBias, true, true>(df, u, sc, bi, k, q, map);
-    }
+    ScaleTable<kHasBias, kNaN, kClamp>(df, u, sc, bi, k, q, map);
     MapBytes(map, src + c * S, len, dst + c * S);
   }
 }
 
 // NHWC: each lane has its own channel's scale and bias, so no byte table
-// applies; four vectors (4*Lanes bytes) per step share one narrowing store.
-// kClamp4: whether those steps clamp in fp32 (see Quantize).
+// applies; four vectors (4*Lanes bytes) per step share one narrowing store,
+// the only store that may leave the clamping to saturation (kClamp4).
 template <bool kHasBias, bool kNaN, bool kClamp4>
 HWY_INLINE void ScaleNhwc(const detail::ScaleArgs& a, const ScaleParams& k,
                           const QuantizeParams& q) {
@@ -675,33 +676,30 @@ HWY_INLINE void ScaleNhwc(const detail::ScaleArgs& a, const ScaleParams& k,
   const uint8_t* const src = a.src + a.sBegin * C;
   uint8_t* const dst = a.dst + a.sBegin * C;
   const size_t n = (a.sEnd - a.sBegin) * C;
-  const auto value = [&](const uint8_t* p, size_t c, auto clamp) {
-    const auto sc = hn::LoadU(df, scale + c);
+  const uint8_t* s = src;
+  // Lanes [c, c + N) of the pixel at s; kClamp: see Quantize.
+  const auto lanes = [&](size_t c, auto clamp) HWY_ATTR {
     const auto bi = kHasBias ? hn::LoadU(df, bias + c) : hn::Zero(df);
-    const auto t = ScaleSource(df, LoadQ(di, p), k);
-    return ScaleFinish<kHasBias, kNaN, decltype(clamp)::value>(df, t, sc, bi, k, q);
+    return ScaleValues<kHasBias, kNaN, decltype(clamp)::value>(df, LoadQ(di, s + c),
+                                                               hn::LoadU(df, scale + c), bi, k, q);
   };
   const std::bool_constant<kClamp4> clamp4;
-  const std::true_type clamp;
   for (size_t i = 0; i < n; i += C) {
-    const uint8_t* s = src + i;
+    s = src + i;
     uint8_t* d = dst + i;
     PrefetchAheadLines(src, i, C, n);
     size_t c = 0;
     for (; c + 4 * N <= C; c += 4 * N) {
-      const auto r0 = value(s + c, c, clamp4);
-      const auto r1 = value(s + c + N, c + N, clamp4);
-      const auto r2 = value(s + c + 2 * N, c + 2 * N, clamp4);
-      const auto r3 = value(s + c + 3 * N, c + 3 * N, clamp4);
-      StoreQ4(di, r0, r1, r2, r3, d + c);
+      StoreQ4(di, lanes(c, clamp4), lanes(c + N, clamp4), lanes(c + 2 * N, clamp4),
+              lanes(c + 3 * N, clamp4), d + c);
     }
-    for (; c + N <= C; c += N) StoreQ(di, value(s + c, c, clamp), d + c);
+    for (; c + N <= C; c += N) StoreQ(di, lanes(c, std::true_type()), d + c);
     if (c < C) {
       const size_t count = C - c;
       const auto sc = LoadF32Partial(df, scale + c, count);
       const auto bi = kHasBias ? LoadF32Partial(df, bias + c, count) : hn::Zero(df);
-      const auto x = ScaleSource(df, LoadQPartial(di, s + c, count), k);
-      StoreQRun(di, ScaleFinish<kHasBias, kNaN>(df, x, sc, bi, k, q), d + c, count);
+      const auto x = LoadQPartial(di, s + c, count);
+      StoreQRun(di, ScaleValues<kHasBias, kNaN>(df, x, sc, bi, k, q), d + c, count);
     }
   }
 }
@@ -724,7 +722,9 @@ void ScaleKernel(const detail::ScaleArgs& a) {
   if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
     const size_t len = sEnd - sBegin;
     if (kByteLookup && len >= kTableMinBytes) {
-      ScaleNchwTables<kBias>(a, k, q);
+      WithScaleMode(ScaleModeFor<kBias>(a, k), [&](auto nan, auto clamp) HWY_ATTR {
+        ScaleNchwTables<kBias, decltype(nan)::value, decltype(clamp)::value>(a, k, q);
+      });
       return;
     }
     for (size_t c = 0; c < C; ++c) {
@@ -745,12 +745,10 @@ void ScaleKernel(const detail::ScaleArgs& a) {
         StoreQRun(di, r, dst + s, count);
       }
     }
-  } else if (!ScaleSourceFinite(k)) {
-    ScaleNhwc<kBias, true, true>(a, k, q);
-  } else if (ScaleInRange<kBias>(a, k)) {
-    if constexpr (kStoreQ4Saturates) ScaleNhwc<kBias, false, false>(a, k, q);
   } else {
-    ScaleNhwc<kBias, false, true>(a, k, q);
+    WithScaleMode(ScaleModeFor<kBias>(a, k), [&](auto nan, auto clamp) HWY_ATTR {
+      ScaleNhwc<kBias, decltype(nan)::value, decltype(clamp)::value>(a, k, q);
+    });
   }
 }
 
