@@ -167,6 +167,7 @@ TEMPLATE_TEST_CASE("fused layers match the reference on every target", "[fused]"
       for (size_t S : EdgeSizes()) CheckCase(MakeCase<TestType>(type, 3, S));
       CheckCase(MakeCase<TestType>(type, 64, 56 * 3));  // realistic
       CheckCase(MakeCase<TestType>(type, 24, 75));
+      CheckCase(MakeCase<TestType>(type, 520, 5));  // NHWC pixels of 1 KiB or more
     }
   });
 }

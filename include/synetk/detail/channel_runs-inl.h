@@ -64,12 +64,7 @@ HWY_INLINE size_t Offset(size_t c, size_t s, size_t channels, size_t spatial) {
 // perChannel[k][c..] of the run's lanes (broadcast in NCHW, loaded in NHWC;
 // zero for k >= K). They are separate arguments, not an array, because SVE
 // vectors are sizeless and cannot be array elements.
-//
-// With `overlapTail` (only for layers that never run in place), an NHWC row
-// of at least Lanes(df) channels ends with a full vector that overlaps the
-// previous one instead of a partial one: the overlapped lanes are recomputed
-// from unchanged inputs and stored again with the same values.
-template <class Format, size_t K, bool overlapTail = false, class DF, class Visit>
+template <class Format, size_t K, class DF, class Visit>
 HWY_INLINE void ForEachChannelRun(DF df, size_t channels, size_t spatial,
                                   size_t sBegin, size_t sEnd,
                                   const float* const* perChannel,
@@ -100,20 +95,33 @@ HWY_INLINE void ForEachChannelRun(DF df, size_t channels, size_t spatial,
         visit(c, s, N, p0, p1, p2);
       }
       if (c < channels) {
-        if (overlapTail && channels >= N) {
-          c = channels - N;
-          GetParams<K>(p0, p1, p2, full);
-          visit(c, s, N, p0, p1, p2);
-        } else {
-          const size_t count = channels - c;
-          GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR {
-            return LoadParamPartial(df, pc[k] + c, count);
-          });
-          visit(c, s, count, p0, p1, p2);
-        }
+        const size_t count = channels - c;
+        GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR {
+          return LoadParamPartial(df, pc[k] + c, count);
+        });
+        visit(c, s, count, p0, p1, p2);
       }
     }
   }
+}
+
+// Visits the `channels` elements of one NHWC pixel as runs run(c, count) of
+// Lanes(df) elements from c: a pixel of at least Lanes(df) channels ends with
+// a full vector that overlaps the previous one (its lanes are recomputed from
+// unchanged inputs and stored again with the same values, so only for layers
+// that never run in place), a narrower one is a single partial run. Cheaper
+// than a partial vector per pixel, and the run bounds need no parameter
+// bookkeeping, so callers can keep whole pixels in one tight loop.
+template <class DF, class Run>
+HWY_INLINE void ForEachPixelRun(DF df, size_t channels, const Run& run) {
+  const size_t N = hn::Lanes(df);
+  if (channels < N) {
+    run(size_t{0}, channels);
+    return;
+  }
+  size_t c = 0;
+  for (; c + N <= channels; c += N) run(c, N);
+  if (c < channels) run(channels - N, N);
 }
 
 // Largest NHWC channel count for which ForEachElementwise streams the tensor

@@ -300,6 +300,12 @@ HWY_INLINE hn::Vec<DF> LoadParamPartial(DF df, const float* HWY_RESTRICT p,
   return LoadF32Partial(df, p, count);
 }
 
+// `count` (<= Lanes(df)) per-channel parameters: a full vector or a tail.
+template <class DF>
+HWY_INLINE hn::Vec<DF> LoadParam(DF df, const float* HWY_RESTRICT p, size_t count) {
+  return count == hn::Lanes(df) ? hn::LoadU(df, p) : LoadParamPartial(df, p, count);
+}
+
 }  // namespace HWY_NAMESPACE
 SYNETK_NAMESPACE_END
 HWY_AFTER_NAMESPACE();

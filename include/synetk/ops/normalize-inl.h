@@ -112,11 +112,6 @@ HWY_INLINE V NormAcc(V acc, V x, V m) {
 }
 
 template <class DF>
-HWY_INLINE hn::Vec<DF> LoadParam(DF df, const float* p, size_t count) {
-  return count == hn::Lanes(df) ? hn::LoadU(df, p) : LoadParamPartial(df, p, count);
-}
-
-template <class DF>
 HWY_INLINE void StoreFloats(DF df, hn::Vec<DF> v, float* p, size_t count) {
   if (count == hn::Lanes(df)) {
     hn::StoreU(v, df, p);
