@@ -110,8 +110,8 @@ HWY_INLINE void ForEachChannelRun(DF df, size_t channels, size_t spatial,
 // a full vector that overlaps the previous one (its lanes are recomputed from
 // unchanged inputs and stored again with the same values, so only for layers
 // that never run in place), a narrower one is a single partial run. Cheaper
-// than a partial vector per pixel, and the run bounds need no parameter
-// bookkeeping, so callers can keep whole pixels in one tight loop.
+// than a partial vector per pixel; callers load each run's parameters and
+// choose the loop order (one pixel, or a block of pixels per run).
 template <class DF, class Run>
 HWY_INLINE void ForEachPixelRun(DF df, size_t channels, const Run& run) {
   const size_t N = hn::Lanes(df);

@@ -587,9 +587,8 @@ HWY_INLINE ScaleMode ScaleModeFor(const detail::ScaleArgs& a, const ScaleParams&
   auto ok = hn::Eq(vlo, vlo);
   for (size_t c = 0; c < a.channels; c += N) {
     const size_t count = HWY_MIN(N, a.channels - c);
-    const auto sc = count == N ? hn::LoadU(df, a.scale + c) : LoadF32Partial(df, a.scale + c, count);
-    auto bi = hn::Zero(df);
-    if (kHasBias) bi = count == N ? hn::LoadU(df, a.bias + c) : LoadF32Partial(df, a.bias + c, count);
+    const auto sc = LoadParam(df, a.scale + c, count);
+    const auto bi = kHasBias ? LoadParam(df, a.bias + c, count) : hn::Zero(df);
     ok = hn::And(ok, hn::Lt(hn::Abs(ScaleChannel<kHasBias>(df, vlo, sc, bi, k)), limit));
     ok = hn::And(ok, hn::Lt(hn::Abs(ScaleChannel<kHasBias>(df, vhi, sc, bi, k)), limit));
   }
@@ -696,8 +695,8 @@ HWY_INLINE void ScaleNhwc(const detail::ScaleArgs& a, const ScaleParams& k,
     for (; c + N <= C; c += N) StoreQ(di, lanes(c, std::true_type()), d + c);
     if (c < C) {
       const size_t count = C - c;
-      const auto sc = LoadF32Partial(df, scale + c, count);
-      const auto bi = kHasBias ? LoadF32Partial(df, bias + c, count) : hn::Zero(df);
+      const auto sc = LoadParamPartial(df, scale + c, count);
+      const auto bi = kHasBias ? LoadParamPartial(df, bias + c, count) : hn::Zero(df);
       const auto x = LoadQPartial(di, s + c, count);
       StoreQRun(di, ScaleValues<kHasBias, kNaN>(df, x, sc, bi, k, q), d + c, count);
     }
