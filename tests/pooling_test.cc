@@ -195,6 +195,8 @@ std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
   v.push_back(Geom2D(8, 13, 13, 5, 5, 1, 1, 2, 2, false, false));  // YOLO SPP
   v.push_back(Geom2D(40, 7, 7, 7, 7, 1, 1, 0, 0, false, false));   // global
   v.push_back(Geom2D(33, 5, 13, 5, 13, 1, 1, 0, 0, false, false));  // global, other sizes
+  v.push_back(Geom2D(6, 6, 17, 7, 18, 2, 2, 1, 1, false, false));   // global over padding
+  v.push_back(Geom2D(5, 3, 70, 3, 70, 1, 1, 0, 0, false, false));   // global, rows of 5 vectors
   v.push_back(Geom2D(65, 3, 4, 4, 6, 2, 3, 1, 2, false, false));
   v.push_back(Geom2D(5, 9, 9, 9, 9, 1, 1, 0, 0, false, false));
   v.push_back(Geom2D(7, 1, 1, 1, 1, 1, 1, 0, 0, false, false));

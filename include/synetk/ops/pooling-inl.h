@@ -13,9 +13,11 @@
 // horizontal step never clips.
 // Shortcuts: 2x2 stride-2 windows on inputs that pair up exactly skip R
 // (PoolNchwPairs / PoolNhwcPairs); NHWC with 3 channels and strideX > 1 pools
-// channel planes split from R; NCHW global max reduces each plane flat. Max pooling works on order-preserving keys of
-// the stored bits (bf16/f16: sign-magnitude -> two's complement), so its
-// output is always one of the inputs, bit for bit.
+// channel planes split from R; NCHW global pooling reduces each plane
+// without R (max: flat; average: column sums, then the columns in order).
+// Max pooling works on order-preserving keys of the stored bits (bf16/f16:
+// sign-magnitude -> two's complement), so its output is always one of the
+// inputs, bit for bit.
 
 #ifndef SYNETK_OPS_POOLING_ARGS_
 #define SYNETK_OPS_POOLING_ARGS_
@@ -352,42 +354,73 @@ HWY_INLINE hn::Vec<D> PoolStart(D d, hn::Vec<D> v) {
   return Ops::Combine(Ops::Identity(d), v);
 }
 
+// For x = 0, N, 2N, ... < len: emit(x, tap(x, 0) (+) tap(x, 1) (+) ...
+// (+) tap(x, n - 1)), combined in tap order (averages keep one order in every
+// path; max runs two chains). Up to 7 taps are unrolled at compile time: the
+// per-tap loop bookkeeping cost more than the arithmetic on 5-tap windows.
+template <class Ops, size_t kTaps, class D, class Tap, class Emit>
+HWY_INLINE void PoolTapsFixed(D d, size_t len, const Tap& tap, const Emit& emit) {
+  const size_t N = hn::Lanes(d);
+  for (size_t x = 0; x < len; x += N) {
+    hn::Vec<D> acc = tap(x, 0);
+    if constexpr (Ops::kOrderFree && kTaps >= 3) {
+      hn::Vec<D> acc2 = tap(x, 1);
+      for (size_t k = 2; k < kTaps; ++k) {
+        if (k % 2 == 0) {
+          acc = Ops::Combine(acc, tap(x, k));
+        } else {
+          acc2 = Ops::Combine(acc2, tap(x, k));
+        }
+      }
+      acc = Ops::Combine(acc, acc2);
+    } else {
+      for (size_t k = 1; k < kTaps; ++k) acc = Ops::Combine(acc, tap(x, k));
+    }
+    emit(x, acc);
+  }
+}
+
+template <class Ops, class D, class Tap, class Emit>
+HWY_INLINE void PoolTaps(D d, size_t n, size_t len, const Tap& tap, const Emit& emit) {
+  switch (n) {
+    case 1: return PoolTapsFixed<Ops, 1>(d, len, tap, emit);
+    case 2: return PoolTapsFixed<Ops, 2>(d, len, tap, emit);
+    case 3: return PoolTapsFixed<Ops, 3>(d, len, tap, emit);
+    case 4: return PoolTapsFixed<Ops, 4>(d, len, tap, emit);
+    case 5: return PoolTapsFixed<Ops, 5>(d, len, tap, emit);
+    case 6: return PoolTapsFixed<Ops, 6>(d, len, tap, emit);
+    case 7: return PoolTapsFixed<Ops, 7>(d, len, tap, emit);
+    default:
+      for (size_t x = 0; x < len; x += hn::Lanes(d)) {
+        hn::Vec<D> acc = tap(x, 0);
+        for (size_t k = 1; k < n; ++k) acc = Ops::Combine(acc, tap(x, k));
+        emit(x, acc);
+      }
+  }
+}
+
 // Vertical step over n >= 1 rows at src, src + stride, ...: out[x] for
 // x < len, rounded up to whole vectors (the caller made them readable).
 // Averages start from +0 and add the rows in order, like every other path.
 template <class Ops, class D, typename T>
 HWY_INLINE void PoolRows(D d, const T* src, size_t stride, size_t n, size_t len,
                          typename Ops::L* out, bool prefetch) {
-  using V = hn::Vec<D>;
-  const size_t N = hn::Lanes(d);
-  auto first = [&](size_t x) -> V { return PoolStart<Ops>(d, Ops::Load(d, src + x)); };
-  const T* s1 = src + stride;
-  const T* s2 = src + 2 * stride;
-  if (n == 3) {
-    for (size_t x = 0; x < len; x += N) {
-      // The new rows (stride 2) of the output row after next: one row ahead
-      // was too close to cover L3 latency on narrow NCHW rows (-5-15%).
-      if (prefetch) {
-        hwy::Prefetch(s2 + 3 * stride + x);
-        hwy::Prefetch(s2 + 4 * stride + x);
-      }
-      hn::StoreU(Ops::Combine(Ops::Combine(first(x), Ops::Load(d, s1 + x)), Ops::Load(d, s2 + x)),
-                 d, out + x);
-    }
-  } else if (n == 2) {
-    for (size_t x = 0; x < len; x += N) {
-      hn::StoreU(Ops::Combine(first(x), Ops::Load(d, s1 + x)), d, out + x);
-    }
-  } else if (n == 1) {
-    for (size_t x = 0; x < len; x += N) hn::StoreU(first(x), d, out + x);
-  } else {
-    for (size_t x = 0; x < len; x += N) {
-      V acc = Ops::Combine(Ops::Combine(first(x), Ops::Load(d, s1 + x)), Ops::Load(d, s2 + x));
-      const T* r = s2 + stride + x;
-      for (size_t y = 3; y < n; ++y, r += stride) acc = Ops::Combine(acc, Ops::Load(d, r));
-      hn::StoreU(acc, d, out + x);
-    }
-  }
+  // The new rows (stride 2) of the output row after next: one row ahead was
+  // too close to cover L3 latency on narrow NCHW rows (-5-15%).
+  const T* ahead = src + (n + 2) * stride;
+  PoolTaps<Ops>(
+      d, n, len,
+      [&](size_t x, size_t y) {
+        const hn::Vec<D> v = Ops::Load(d, src + y * stride + x);
+        return y == 0 ? PoolStart<Ops>(d, v) : v;
+      },
+      [&](size_t x, hn::Vec<D> acc) {
+        if (prefetch) {
+          hwy::Prefetch(ahead + x);
+          hwy::Prefetch(ahead + stride + x);
+        }
+        hn::StoreU(acc, d, out + x);
+      });
 }
 
 // NCHW vertical step of output row dy over the channel window wc into
@@ -452,6 +485,25 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       for (size_t i = a.dstH * G; i < PoolRoundUp(a.dstH * G, N) + flat; ++i) areas[i] = L(1);
     }
   }
+  // Locals, not a's fields: vector stores may alias anything, so the
+  // compiler would reload every field after each store.
+  const size_t kX = a.kX, sX = a.sX, dstW = a.dstW;
+  T* const dst = a.dst;
+  const bool excludePad = a.excludePad;
+  const V divisor = hn::Set(d, static_cast<L>(a.divisor));
+  // Horizontal step over len outputs of the stacked rows at r.
+  auto horizontal = [&](const L* r, size_t len, const auto& emit) __attribute__((always_inline)) {
+    if (sX == 1) {
+      PoolTaps<Ops>(d, kX, len, [&](size_t j, size_t k) { return hn::LoadU(d, r + j + k); }, emit);
+    } else {
+      for (size_t j = 0; j < len; j += N) emit(j, PoolRowStrided<Ops>(d, r + j * sX, 0, kX, sX));
+    }
+  };
+  // Average: divide by the window's area (areas[i]: the vector's outputs).
+  auto average = [&](V v, size_t i) {
+    if constexpr (!Cfg::isMax) v = hn::Div(v, excludePad ? hn::LoadU(d, areas + i) : divisor);
+    return v;
+  };
   for (size_t dc = a.begin; dc < a.end; ++dc) {
     const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, a.srcC);
     for (size_t dy0 = 0; dy0 < a.dstH; dy0 += B) {
@@ -461,38 +513,31 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         PoolNchwColumns<Ops>(d, a, wc, dy0 + b, seg, true);
         hn::StoreU(ident, d, seg + W);  // lanes past W: restore the padding
       }
-      const size_t base = (dc * a.dstH + dy0) * a.dstW;
+      const size_t base = (dc * a.dstH + dy0) * dstW;
       if (perRow) {
         // Wide rows: each output row straight into dst (lanes past the row
         // land on outputs written later).
         for (size_t b = 0; b < nb; ++b) {
-          const size_t ob = base + b * a.dstW;
-          for (size_t j = 0; j < a.dstW; j += N) {
-            V v = PoolRowStrided<Ops>(d, R + b * Wseg + j * a.sX, 0, a.kX, a.sX);
-            if constexpr (!Cfg::isMax) {
-              v = hn::Div(v, a.excludePad ? hn::LoadU(d, areas + (dy0 + b) * G + j)
-                                          : hn::Set(d, a.divisor));
-            }
-            PoolStoreDst<Ops>(d, v, a.dst + ob + j, dstTotal - (ob + j));
-          }
+          const size_t ob = base + b * dstW;
+          const size_t areaRow = (dy0 + b) * G;
+          horizontal(R + b * Wseg, dstW, [&](size_t j, V v) {
+            PoolStoreDst<Ops>(d, average(v, areaRow + j), dst + ob + j, dstTotal - (ob + j));
+          });
         }
         continue;
       }
-      for (size_t j = 0; j < nb * G; j += N) {
-        V v = PoolRowStrided<Ops>(d, R + j * a.sX, 0, a.kX, a.sX);
-        if constexpr (!Cfg::isMax) {  // average: divide by the window's area
-          v = hn::Div(v, a.excludePad ? hn::LoadU(d, areas + dy0 * G + j) : hn::Set(d, a.divisor));
-        }
+      horizontal(R, nb * G, [&](size_t j, V v) {
+        v = average(v, dy0 * G + j);
         if (direct) {
           // Lanes past the block land on outputs written later.
-          PoolStoreDst<Ops>(d, v, a.dst + base + j, dstTotal - (base + j));
+          PoolStoreDst<Ops>(d, v, dst + base + j, dstTotal - (base + j));
         } else {
           Ops::Store(d, v, O + j);
         }
-      }
+      });
       if (!direct) {
         for (size_t b = 0; b < nb; ++b) {
-          std::memcpy(static_cast<void*>(a.dst + base + b * a.dstW), O + b * G, a.dstW * sizeof(T));
+          std::memcpy(static_cast<void*>(dst + base + b * dstW), O + b * G, dstW * sizeof(T));
         }
       }
     }
@@ -598,6 +643,12 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       }
     }
   }
+  // Locals, not a's fields: vector stores may alias anything, so the
+  // compiler would reload every field after each store.
+  const size_t kX = a.kX;
+  const bool excludePad = a.excludePad;
+  const V divisor = hn::Set(d, static_cast<L>(a.divisor));
+  typename Cfg::Elem* const dst = a.dst;
   L* row = R + a.pX * C;
   const size_t rowUp = PoolRoundUp(rowElems, N);
   const hn::CappedTag<L, 1> d1;
@@ -618,27 +669,16 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     hn::StoreU(ident, d, row + rowElems);  // lanes past the row
     if (flat) {
       const size_t base = dy * rowOut;
-      for (size_t j = 0; j < rowOut; j += N) {
-        const L* r = R + j;
-        V acc = hn::LoadU(d, r);
-        if constexpr (Ops::kOrderFree) {  // max: two dependency chains
-          V acc2 = acc;
-          size_t k = 1;
-          for (; k + 2 <= a.kX; k += 2) {
-            acc = Ops::Combine(acc, hn::LoadU(d, r + k * C));
-            acc2 = Ops::Combine(acc2, hn::LoadU(d, r + (k + 1) * C));
-          }
-          if (k < a.kX) acc = Ops::Combine(acc, hn::LoadU(d, r + k * C));
-          acc = Ops::Combine(acc, acc2);
-        } else {
-          for (size_t k = 1; k < a.kX; ++k) acc = Ops::Combine(acc, hn::LoadU(d, r + k * C));
-          const V hy = hn::Set(d, static_cast<L>(wy.Size()));
-          acc = hn::Div(acc, a.excludePad ? hn::Mul(hy, hn::LoadU(d, widths + j))
-                                          : hn::Set(d, a.divisor));
-        }
-        // Lanes past the row land on outputs written later.
-        PoolStoreDst<Ops>(d, acc, a.dst + base + j, dstTotal - (base + j));
-      }
+      const V area = hn::Set(d, static_cast<L>(wy.Size()));
+      PoolTaps<Ops>(
+          d, kX, rowOut, [&](size_t j, size_t k) { return hn::LoadU(d, R + j + k * C); },
+          [&](size_t j, V acc) {
+            if constexpr (!Cfg::isMax) {
+              acc = hn::Div(acc, excludePad ? hn::Mul(area, hn::LoadU(d, widths + j)) : divisor);
+            }
+            // Lanes past the row land on outputs written later.
+            PoolStoreDst<Ops>(d, acc, dst + base + j, dstTotal - (base + j));
+          });
       continue;
     }
     if (planar) {
@@ -730,10 +770,74 @@ void PoolNchwGlobalMax(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     hn::Store(acc, d, buf);
     auto q = hn::Load(dq, buf);
     for (size_t j = NQ; j < N; j += NQ) q = Ops::Combine(q, hn::Load(dq, buf + j));
-    hn::Store(q, dq, buf);
-    auto m = hn::Load(d1, buf);
-    for (size_t j = 1; j < NQ; ++j) m = Ops::Combine(m, hn::Load(d1, buf + j));
-    Ops::Store(d1, m, a.dst + c);
+    if constexpr (std::is_same_v<L, float>) {  // lane by lane, as every other path combines NaN
+      hn::Store(q, dq, buf);
+      auto m = hn::Load(d1, buf);
+      for (size_t j = 1; j < NQ; ++j) m = Ops::Combine(m, hn::Load(d1, buf + j));
+      Ops::Store(d1, m, a.dst + c);
+    } else {  // integer keys: a chain of 16 one-lane maxes per plane cost more than the loads
+      Ops::Store(d1, hn::Set(d1, hn::GetLane(hn::MaxOfLanes(dq, q))), a.dst + c);
+    }
+  }
+}
+
+// NCHW average over whole planes (global pooling), in the separable paths'
+// order: column sums over the rows (from +0, top to bottom), then the
+// columns added left to right. Padding only adds +0, which changes no sum.
+// Rows of one vector take four planes at once, so that their dependent adds
+// overlap; N sums share one division. (The stacked path paid a
+// store-forwarding stall per plane here: 0.04 of memcpy on 512x7x7.)
+template <class Cfg, class D>
+void PoolNchwGlobalAverage(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t H = a.srcH, W = a.srcW, plane = H * W, srcTotal = a.srcC * plane;
+  const size_t pitch = PoolRoundUp(W, N);
+  L* cols = PoolScratch<L, 0>(4 * pitch);
+  const V area = hn::Set(d, a.excludePad ? static_cast<L>(plane) : static_cast<L>(a.divisor));
+  auto load = [&](size_t at) { return PoolLoadSrc<Ops>(d, a.src + at, srcTotal - at); };
+  // Left to right over the column sums in row k of cols.
+  auto total = [&](size_t k) {
+    const L* r = cols + k * pitch;
+    L sum = r[0];
+    for (size_t x = 1; x < W; ++x) sum += r[x];
+    return sum;
+  };
+  HWY_ALIGN L sums[HWY_MAX(kMaxLanes<L>, 4)] = {};
+  for (size_t c0 = a.begin; c0 < a.end; c0 += N) {
+    const size_t n = HWY_MIN(N, a.end - c0);
+    size_t i = 0;
+    if (W <= N) {
+      for (; i + 4 <= n; i += 4) {
+        const size_t o = (c0 + i) * plane;
+        V s0 = Ops::Identity(d), s1 = s0, s2 = s0, s3 = s0;
+        for (size_t y = 0; y < H; ++y) {
+          const size_t r = o + y * W;
+          s0 = Ops::Combine(s0, load(r));
+          s1 = Ops::Combine(s1, load(r + plane));
+          s2 = Ops::Combine(s2, load(r + 2 * plane));
+          s3 = Ops::Combine(s3, load(r + 3 * plane));
+        }
+        hn::StoreU(s0, d, cols);
+        hn::StoreU(s1, d, cols + pitch);
+        hn::StoreU(s2, d, cols + 2 * pitch);
+        hn::StoreU(s3, d, cols + 3 * pitch);
+        for (size_t k = 0; k < 4; ++k) sums[i + k] = total(k);
+      }
+    }
+    for (; i < n; ++i) {
+      const size_t o = (c0 + i) * plane;
+      for (size_t x = 0; x < W; x += N) {
+        V acc = Ops::Identity(d);
+        for (size_t y = 0; y < H; ++y) acc = Ops::Combine(acc, load(o + y * W + x));
+        hn::StoreU(acc, d, cols + x);
+      }
+      sums[i] = total(0);
+    }
+    // Lanes past n are dropped by the store.
+    PoolStoreDst<Ops>(d, hn::Div(hn::Load(d, sums), area), a.dst + c0, n);
   }
 }
 
@@ -1042,10 +1146,12 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
       PoolNchwPairs<Cfg>(d, a);
     } else if (PoolIsHalfWidth(a.kX, a.sX, a.pX, a.srcW, a.dstW, a.pool3d)) {
       PoolNchwHalfWidth<Cfg>(d, a);
-    } else if (Cfg::isMax && !a.pool3d && a.dstH == 1 && a.dstW == 1 && a.kY - a.pY >= a.srcH &&
+    } else if (!a.pool3d && a.dstH == 1 && a.dstW == 1 && a.kY - a.pY >= a.srcH &&
         a.kX - a.pX >= a.srcW) {  // one window covering each whole plane
       const hn::CappedTag<L, 16 / sizeof(L)> dq;
-      if (a.srcH * a.srcW >= 2 * hn::Lanes(d)) {
+      if constexpr (!Cfg::isMax) {
+        PoolNchwGlobalAverage<Cfg>(d, a);
+      } else if (a.srcH * a.srcW >= 2 * hn::Lanes(d)) {
         PoolNchwGlobalMax<Cfg>(d, a);
       } else {  // small planes: 128-bit vectors waste fewer lanes
         PoolNchwGlobalMax<Cfg>(dq, a);
