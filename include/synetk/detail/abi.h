@@ -24,6 +24,14 @@
 #define SYNETK_CAT_(a, b) a##b
 #define SYNETK_CAT(a, b) SYNETK_CAT_(a, b)
 
+// Forces a lambda inline (after its parameter list), for kernels whose hot
+// loop lives in a lambda the compiler would otherwise call per row.
+#if defined(__GNUC__) || defined(__clang__)
+#define SYNETK_LAMBDA_INLINE __attribute__((always_inline))
+#else
+#define SYNETK_LAMBDA_INLINE
+#endif
+
 #if (HWY_TARGETS & HWY_AVX3_DL) != 0
 #define SYNETK_ABI_T00 1
 #else

@@ -491,8 +491,9 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   T* const dst = a.dst;
   const bool excludePad = a.excludePad;
   const V divisor = hn::Set(d, static_cast<L>(a.divisor));
-  // Horizontal step over len outputs of the stacked rows at r.
-  auto horizontal = [&](const L* r, size_t len, const auto& emit) __attribute__((always_inline)) {
+  // Horizontal step over len outputs of the stacked rows at r (forced inline:
+  // called once per row, it ran 5x5 windows at 0.12 of memcpy, not 0.18).
+  auto horizontal = [&](const L* r, size_t len, const auto& emit) SYNETK_LAMBDA_INLINE {
     if (sX == 1) {
       PoolTaps<Ops>(d, kX, len, [&](size_t j, size_t k) { return hn::LoadU(d, r + j + k); }, emit);
     } else {
