@@ -382,10 +382,12 @@ HWY_INLINE void PoolTapsFixed(D d, size_t len, const Tap& tap, const Emit& emit)
 
 template <class Ops, class D, class Tap, class Emit>
 HWY_INLINE void PoolTaps(D d, size_t n, size_t len, const Tap& tap, const Emit& emit) {
+  // 3 and 2 (3x3 and 2x2 windows) ahead of the jump table: narrow rows
+  // (112-byte u8 rows of 3x3 s2) pay the dispatch once per row.
+  if (n == 3) return PoolTapsFixed<Ops, 3>(d, len, tap, emit);
+  if (n == 2) return PoolTapsFixed<Ops, 2>(d, len, tap, emit);
   switch (n) {
     case 1: return PoolTapsFixed<Ops, 1>(d, len, tap, emit);
-    case 2: return PoolTapsFixed<Ops, 2>(d, len, tap, emit);
-    case 3: return PoolTapsFixed<Ops, 3>(d, len, tap, emit);
     case 4: return PoolTapsFixed<Ops, 4>(d, len, tap, emit);
     case 5: return PoolTapsFixed<Ops, 5>(d, len, tap, emit);
     case 6: return PoolTapsFixed<Ops, 6>(d, len, tap, emit);
