@@ -171,7 +171,7 @@ TEMPLATE_TEST_CASE("fused layers match the reference on every target", "[fused]"
       CheckCase(MakeCase<TestType>(type, 64, 56 * 3));  // realistic
       CheckCase(MakeCase<TestType>(type, 24, 75));
       CheckCase(MakeCase<TestType>(type, 520, 5));  // NHWC pixels of 1 KiB or more
-      // NHWC channel counts of whole vectors beyond one chunk of 4 vectors.
+      // NHWC whole vectors of channels beyond the four kept in registers.
       for (size_t C : {80, 96, 160}) CheckCase(MakeCase<TestType>(type, C, 7));
     }
   });
@@ -201,7 +201,7 @@ TEMPLATE_TEST_CASE("fused layers carry infinities and NaNs", "[fused]", float, B
 TEMPLATE_TEST_CASE("fused layers run in place and in parts", "[fused]", float, BF16) {
   SYNETK_FOR_EACH_TARGET([] {
     for (int type : kTypes) {
-      // 19 channels: NHWC flat stream; 80: NHWC chunks / pixel by pixel.
+      // 19 channels: NHWC flat stream; 80: NHWC groups of pixels.
       for (const bool nhwc : {false, true})
         for (const size_t C : {size_t{19}, size_t{80}}) {
           auto k = MakeCase<TestType>(type, C, 23);

@@ -171,55 +171,45 @@ HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
       return;
     }
     if (channels % N == 0 && K > 0) {
-      // Stores must go front to back: groups of 4 pixels visited vector by
-      // vector (one parameter load per vector per group, stores hopping
-      // between the pixels) ran at 0.65-0.85 of memcpy on 64-512 channels.
       const ParamRows<K> pc(perChannel);
-      if (channels > 4 * N && K < 3) {
-        // Wide pixels, at most two parameters: pixel by pixel, loading each
-        // vector's parameters (0.85-0.9 on 256 channels; chunks as below
-        // 0.7-0.8).
-        V p0 = hn::Zero(df), p1 = p0, p2 = p0;
+      if (channels <= 4 * N) {
+        // Up to four vectors of channels: their parameters stay in registers
+        // and the pixels stream front to back, as an NCHW plane does (64
+        // channels: 0.80-0.86 -> 0.91-0.96 of memcpy in L2/L3, 0.69-0.78 ->
+        // 0.90-0.92 beyond the cache).
+        const size_t nr = channels / N;
+        V a0 = hn::Zero(df), a1 = a0, a2 = a0, b0 = a0, b1 = a0, b2 = a0;
+        V c0 = a0, c1 = a0, c2 = a0, d0 = a0, d1 = a0, d2 = a0;
+        auto at = [&](size_t r) HWY_ATTR {
+          return [&, r](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + r * N); };
+        };
+        GetParams<K>(a0, a1, a2, at(0));
+        if (nr > 1) GetParams<K>(b0, b1, b2, at(1));
+        if (nr > 2) GetParams<K>(c0, c1, c2, at(2));
+        if (nr > 3) GetParams<K>(d0, d1, d2, at(3));
         for (size_t o = sBegin * channels; o < sEnd * channels; o += channels) {
-          for (size_t c = 0; c < channels; c += N) {
-            GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + c); });
-            visit(o + c, N, p0, p1, p2);
-          }
+          visit(o, N, a0, a1, a2);
+          if (nr > 1) visit(o + N, N, b0, b1, b2);
+          if (nr > 2) visit(o + 2 * N, N, c0, c1, c2);
+          if (nr > 3) visit(o + 3 * N, N, d0, d1, d2);
         }
         return;
       }
-      // Chunks of up to four vectors of channels keep their parameters in
-      // registers while a group of pixels streams through, each pixel's chunk
-      // front to back: all pixels when one chunk holds the pixel (64
-      // channels: 0.93-0.96), else groups of 4 (three parameters, 256-512
-      // channels: 0.8, against 0.67 pixel by pixel).
-      constexpr size_t kGroupPixels = 4;
-      V a0 = hn::Zero(df), a1 = a0, a2 = a0, b0 = a0, b1 = a0, b2 = a0;
-      V c0 = a0, c1 = a0, c2 = a0, d0 = a0, d1 = a0, d2 = a0;
-      const size_t chunk = 4 * N;
-      const size_t group = channels <= chunk ? sEnd - sBegin : kGroupPixels;
-      while (sBegin < sEnd) {
-        const size_t pixels = HWY_MIN(group, sEnd - sBegin);
-        for (size_t c = 0; c < channels; c += chunk) {
-          const size_t nr = HWY_MIN(size_t{4}, (channels - c) / N);
-          auto at = [&](size_t r) HWY_ATTR {
-            return [&, r](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + c + r * N); };
-          };
-          GetParams<K>(a0, a1, a2, at(0));
-          if (nr > 1) GetParams<K>(b0, b1, b2, at(1));
-          if (nr > 2) GetParams<K>(c0, c1, c2, at(2));
-          if (nr > 3) GetParams<K>(d0, d1, d2, at(3));
-          size_t o = sBegin * channels + c;
-          for (size_t p = 0; p < pixels; ++p, o += channels) {
-            visit(o, N, a0, a1, a2);
-            if (nr > 1) visit(o + N, N, b0, b1, b2);
-            if (nr > 2) visit(o + 2 * N, N, c0, c1, c2);
-            if (nr > 3) visit(o + 3 * N, N, d0, d1, d2);
-          }
+      // Wider pixels: groups of 4 pixels share each parameter load, vector
+      // by vector (per pixel, each vector of output would cost K parameter
+      // loads besides its one input load). Pixel by pixel with per-vector
+      // loads, front to back, ran faster in L2/L3 (256 channels: 0.85-0.9
+      // against 0.65-0.8) but slower beyond the cache (0.53-0.59 against
+      // 0.67-0.70), as did chunks of four vectors over groups of 4 pixels.
+      constexpr size_t kPixels = 4;
+      V p0 = hn::Zero(df), p1 = p0, p2 = p0;
+      for (; sBegin + kPixels <= sEnd; sBegin += kPixels) {
+        for (size_t c = 0; c < channels; c += N) {
+          GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + c); });
+          const size_t o = sBegin * channels + c;
+          for (size_t p = 0; p < kPixels; ++p) visit(o + p * channels, N, p0, p1, p2);
         }
-        sBegin += pixels;
       }
-      return;
     }
   }
   ForEachChannelRun<Format, K>(df, channels, spatial, sBegin, sEnd, perChannel,
