@@ -180,13 +180,14 @@ HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
         const size_t nr = channels / N;
         V a0 = hn::Zero(df), a1 = a0, a2 = a0, b0 = a0, b1 = a0, b2 = a0;
         V c0 = a0, c1 = a0, c2 = a0, d0 = a0, d1 = a0, d2 = a0;
-        auto at = [&](size_t r) HWY_ATTR {
-          return [&, r](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + r * N); };
+        // The parameters of the r-th vector of channels.
+        auto params = [&](size_t r, V& p0, V& p1, V& p2) HWY_ATTR {
+          GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + r * N); });
         };
-        GetParams<K>(a0, a1, a2, at(0));
-        if (nr > 1) GetParams<K>(b0, b1, b2, at(1));
-        if (nr > 2) GetParams<K>(c0, c1, c2, at(2));
-        if (nr > 3) GetParams<K>(d0, d1, d2, at(3));
+        params(0, a0, a1, a2);
+        if (nr > 1) params(1, b0, b1, b2);
+        if (nr > 2) params(2, c0, c1, c2);
+        if (nr > 3) params(3, d0, d1, d2);
         for (size_t o = sBegin * channels; o < sEnd * channels; o += channels) {
           visit(o, N, a0, a1, a2);
           if (nr > 1) visit(o + N, N, b0, b1, b2);

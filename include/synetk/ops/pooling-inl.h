@@ -603,13 +603,19 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
   const size_t C = a.srcC, W = a.srcW, rowElems = W * C;
+  // Locals, not a's fields: vector stores may alias anything, so the
+  // compiler would reload every field after each store.
+  const size_t kX = a.kX;
+  const bool excludePad = a.excludePad;
+  const V divisor = hn::Set(d, static_cast<L>(a.divisor));
+  typename Cfg::Elem* const dst = a.dst;
   // Stores may spill past a row onto outputs written later, never past the part.
   const size_t srcTotal = a.srcH * rowElems, dstTotal = a.end * a.dstW * a.dstC;
-  const size_t pixels = a.pX + W + a.dstW * a.sX + a.kX;
+  const size_t pixels = a.pX + W + a.dstW * a.sX + kX;
   // 3 channels, strided: the row is split into channel planes (3N-lane
   // LoadInterleaved3 reads, hence 3N more lanes of padding) and each plane
   // pooled like an NCHW row, N output pixels per vector.
-  const bool planar = C == 3 && a.sX != 1 && !a.pool3d && a.kX <= kPoolStackedMaxKernel;
+  const bool planar = C == 3 && a.sX != 1 && !a.pool3d && kX <= kPoolStackedMaxKernel;
   const size_t rowLen = pixels * C + PoolRoundUp(rowElems, N) - rowElems + 6 * N;
   L* R = PoolScratch<L, 0>(rowLen);
   const V ident = Ops::Identity(d);
@@ -619,39 +625,33 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   // Stride 1 (2D, small kernel): output element j of a row reads R[j + k*C],
   // so the row is one flat pass however few channels there are.
   const size_t rowOut = a.dstW * C;
-  const bool flat = a.sX == 1 && !a.pool3d && a.kX <= kPoolStackedMaxKernel;
+  const bool flat = a.sX == 1 && !a.pool3d && kX <= kPoolStackedMaxKernel;
   L* widths = nullptr;  // average with excludePad: clipped width per element
   if constexpr (!Cfg::isMax) {
-    if (flat && a.excludePad) {
+    if (flat && excludePad) {
       widths = PoolScratch<L, 2>(PoolRoundUp(rowOut, N));
       for (size_t j = 0; j < PoolRoundUp(rowOut, N); ++j) {
         widths[j] = j < rowOut
-            ? static_cast<L>(detail::PoolWindow(j / C, a.sX, a.pX, a.kX, W).Size()) : L(1);
+            ? static_cast<L>(detail::PoolWindow(j / C, a.sX, a.pX, kX, W).Size()) : L(1);
       }
     }
   }
   const size_t dxUp = PoolRoundUp(a.dstW, N);
-  const size_t planeLen = planar ? PoolRoundUp(HWY_MAX(pixels, dxUp * a.sX + a.kX), N) + N : 0;
+  const size_t planeLen = planar ? PoolRoundUp(HWY_MAX(pixels, dxUp * a.sX + kX), N) + N : 0;
   L* planes = planar ? PoolScratch<L, 3>(3 * planeLen + 3 * dxUp + 3 * N) : nullptr;
   L* outRow = planes + 3 * planeLen;  // interleaved outputs of a row
   if (planar) {
     for (size_t i = 0; i + N <= 3 * planeLen; i += N) hn::StoreU(ident, d, planes + i);
     if constexpr (!Cfg::isMax) {
-      if (a.excludePad) {
+      if (excludePad) {
         widths = PoolScratch<L, 2>(dxUp);
         for (size_t dx = 0; dx < dxUp; ++dx) {
           widths[dx] = dx < a.dstW
-              ? static_cast<L>(detail::PoolWindow(dx, a.sX, a.pX, a.kX, W).Size()) : L(1);
+              ? static_cast<L>(detail::PoolWindow(dx, a.sX, a.pX, kX, W).Size()) : L(1);
         }
       }
     }
   }
-  // Locals, not a's fields: vector stores may alias anything, so the
-  // compiler would reload every field after each store.
-  const size_t kX = a.kX;
-  const bool excludePad = a.excludePad;
-  const V divisor = hn::Set(d, static_cast<L>(a.divisor));
-  typename Cfg::Elem* const dst = a.dst;
   L* row = R + a.pX * C;
   const size_t rowUp = PoolRoundUp(rowElems, N);
   const hn::CappedTag<L, 1> d1;
@@ -694,13 +694,13 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         hn::StoreU(c2, d, planes + 2 * planeLen + i);
       }
       for (size_t dx = 0; dx < a.dstW; dx += N) {
-        V v0 = PoolRowStrided<Ops>(d, planes + dx * a.sX, 0, a.kX, a.sX);
-        V v1 = PoolRowStrided<Ops>(d, planes + planeLen + dx * a.sX, 0, a.kX, a.sX);
-        V v2 = PoolRowStrided<Ops>(d, planes + 2 * planeLen + dx * a.sX, 0, a.kX, a.sX);
+        V v0 = PoolRowStrided<Ops>(d, planes + dx * a.sX, 0, kX, a.sX);
+        V v1 = PoolRowStrided<Ops>(d, planes + planeLen + dx * a.sX, 0, kX, a.sX);
+        V v2 = PoolRowStrided<Ops>(d, planes + 2 * planeLen + dx * a.sX, 0, kX, a.sX);
         if constexpr (!Cfg::isMax) {  // average: divide by the window's area
-          const V area = a.excludePad
+          const V area = excludePad
               ? hn::Mul(hn::Set(d, static_cast<L>(wy.Size())), hn::LoadU(d, widths + dx))
-              : hn::Set(d, a.divisor);
+              : divisor;
           v0 = hn::Div(v0, area);
           v1 = hn::Div(v1, area);
           v2 = hn::Div(v2, area);
@@ -710,20 +710,20 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       const size_t base = dy * rowOut;
       for (size_t j = 0; j < rowOut; j += N) {
         // Lanes past the row land on outputs written later.
-        PoolStoreDst<Ops>(d, hn::LoadU(d, outRow + j), a.dst + base + j, dstTotal - (base + j));
+        PoolStoreDst<Ops>(d, hn::LoadU(d, outRow + j), dst + base + j, dstTotal - (base + j));
       }
       continue;
     }
     for (size_t dx = 0; dx < a.dstW; ++dx) {
       const L* r = R + dx * a.sX * C;
       float area = a.divisor;
-      if (!Cfg::isMax && a.excludePad) {
-        area = static_cast<float>(wy.Size() * detail::PoolWindow(dx, a.sX, a.pX, a.kX, W).Size());
+      if (!Cfg::isMax && excludePad) {
+        area = static_cast<float>(wy.Size() * detail::PoolWindow(dx, a.sX, a.pX, kX, W).Size());
       }
       const size_t base = (dy * a.dstW + dx) * a.dstC;
       // The window's offsets that reach input columns.
       const size_t kBegin = a.pX > dx * a.sX ? a.pX - dx * a.sX : 0;
-      const size_t kEnd = HWY_MIN(a.kX, a.pX + W - dx * a.sX);
+      const size_t kEnd = HWY_MIN(kX, a.pX + W - dx * a.sX);
       for (size_t c = 0; c < C; c += N) {
         V acc = hn::LoadU(d, r + kBegin * C + c);
         for (size_t k = kBegin + 1; k < kEnd; ++k) acc = Ops::Combine(acc, hn::LoadU(d, r + k * C + c));
@@ -733,14 +733,14 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         }
         if constexpr (!Cfg::isMax) acc = hn::Div(acc, hn::Set(d, area));
         // Lanes past C land in the next pixel, which is written later.
-        PoolStoreDst<Ops>(d, acc, a.dst + base + c, dstTotal - (base + c));
+        PoolStoreDst<Ops>(d, acc, dst + base + c, dstTotal - (base + c));
       }
       if (a.pool3d) {
         for (size_t dc = 0; dc < a.dstC; ++dc) {
           const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, C);
           auto m = hn::LoadU(d1, pix + wc.begin);
           for (size_t c = wc.begin + 1; c < wc.end; ++c) m = Ops::Combine(m, hn::LoadU(d1, pix + c));
-          Ops::Store(d1, m, a.dst + base + dc);
+          Ops::Store(d1, m, dst + base + dc);
         }
       }
     }
