@@ -177,6 +177,19 @@ TEMPLATE_TEST_CASE("fused layers match the reference on every target", "[fused]"
   });
 }
 
+// Tensors whose traffic exceeds kCachedFusedBytes take the loop orders meant
+// for DRAM in NHWC (groups of pixels for types 0-3 and 8, blocks for type
+// 4); smaller ones the cached orders tested above.
+TEST_CASE("fused layers match the reference beyond the cached-order size", "[fused]") {
+  constexpr size_t C = 80, S0 = 13110, S4 = 8740;
+  static_assert(C * S0 * 2 * sizeof(float) > synetk::detail::kCachedFusedBytes);
+  static_assert(C * S4 * 3 * sizeof(float) > synetk::detail::kCachedFusedBytes);
+  SYNETK_FOR_EACH_TARGET([] {
+    CheckCase(MakeCase<float>(0, C, S0));
+    CheckCase(MakeCase<float>(4, C, S4));
+  });
+}
+
 TEMPLATE_TEST_CASE("fused layers carry infinities and NaNs", "[fused]", float, BF16, F16) {
   SYNETK_FOR_EACH_TARGET([] {
     for (int type : {0, 3, 8}) {

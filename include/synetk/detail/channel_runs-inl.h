@@ -131,7 +131,8 @@ inline constexpr size_t kMaxFlatChannels = 1024;
 // For layers whose output has the input's shape (offsets are shared): visits
 // the elements of spatial positions [sBegin, sEnd) in runs of at most
 // Lanes(df) contiguous elements, calling visit(offset, count, p0, p1, p2)
-// with the per-channel parameters of the run's lanes.
+// with the per-channel parameters of the run's lanes. `cached` says the
+// tensors come from the cache, which picks the order for wide NHWC pixels.
 //
 // NHWC with a channel count that is not a multiple of the lane count is
 // streamed as one flat array, so a small or odd C costs no partial vector per
@@ -141,7 +142,7 @@ inline constexpr size_t kMaxFlatChannels = 1024;
 template <class Format, size_t K, class DF, class Visit>
 HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
                                    size_t sBegin, size_t sEnd,
-                                   const float* const* perChannel,
+                                   const float* const* perChannel, bool cached,
                                    const Visit& visit) {
   using V = hn::Vec<DF>;
   const size_t N = hn::Lanes(df);
@@ -196,12 +197,25 @@ HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
         }
         return;
       }
-      // Wider pixels: groups of 4 pixels share each parameter load, vector
-      // by vector (per pixel, each vector of output would cost K parameter
-      // loads besides its one input load). Pixel by pixel with per-vector
-      // loads, front to back, ran faster in L2/L3 (256 channels: 0.85-0.9
-      // against 0.65-0.8) but slower beyond the cache (0.53-0.59 against
-      // 0.67-0.70), as did chunks of four vectors over groups of 4 pixels.
+      // Wider pixels. From the cache, with up to two parameters: pixel by
+      // pixel, front to back, each vector loading its parameters (256x28x28,
+      // types 0, 2, 3, 8: 0.66-0.81 -> 0.83-0.90 of memcpy; type 1, with
+      // three, lost: 0.69-0.77 -> 0.64-0.68).
+      if (cached && K <= 2) {
+        V p0 = hn::Zero(df), p1 = p0, p2 = p0;
+        for (size_t o = sBegin * channels; o < sEnd * channels; o += channels) {
+          for (size_t c = 0; c < channels; c += N) {
+            GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + c); });
+            visit(o + c, N, p0, p1, p2);
+          }
+        }
+        return;
+      }
+      // From DRAM, that order lost (256x12544: 0.61-0.63 -> 0.43-0.54; with
+      // one parameter load per vector 0.8, with none 0.88, but pixel pairs
+      // sharing the loads 0.62 and chunks of four vectors in registers over
+      // groups of 4-16 pixels 0.55-0.59). Groups of 4 pixels share each
+      // parameter load, vector by vector.
       constexpr size_t kPixels = 4;
       V p0 = hn::Zero(df), p1 = p0, p2 = p0;
       for (; sBegin + kPixels <= sEnd; sBegin += kPixels) {

@@ -36,8 +36,9 @@ inline void RunFused(FusedArgs<T>& a, Range part, const char* layer) {
   // Whole-call traffic (in + out), so that every part decides alike.
   const size_t outChannels = (kType == 4 ? 2 : 1) * (a.channels + a.channels1);
   const size_t inputs = kType == 8 ? 2 : 1;
-  a.stream = PreferStreamingStores((inputs * (a.channels + a.channels1) + outChannels) *
-                                   a.spatial * sizeof(T));
+  const size_t bytes = (inputs * (a.channels + a.channels1) + outChannels) * a.spatial * sizeof(T);
+  a.stream = PreferStreamingStores(bytes);
+  a.cached = bytes <= kCachedFusedBytes;
   using Cfg = FusedCfg<kType, T, Format>;
   SYNETK_DISPATCH(FusedKernel<Cfg>)(a);
 }
