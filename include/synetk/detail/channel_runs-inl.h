@@ -128,17 +128,114 @@ HWY_INLINE void ForEachPixelRun(DF df, size_t channels, const Run& run) {
 // as one flat array (its cyclic parameter copies live on the stack).
 inline constexpr size_t kMaxFlatChannels = 1024;
 
+// The NHWC orders of ForEachElementwise, one function each (not inlined):
+// inlined into one body, each new order made GCC spill the loop state of the
+// others (C = 24, flat: 0.87 -> 0.51 of memcpy when the cached wide-pixel
+// order was added).
+
+// C not a multiple of N: the tensor as one flat array, the parameters copied
+// once into cyclic arrays (ext[i] = param[i % C]) that each run reads at its
+// channel phase, so a small or odd C costs no partial vector per pixel.
+template <size_t K, class DF, class Visit>
+HWY_NOINLINE void NhwcFlat(DF df, size_t channels, size_t sBegin, size_t sEnd,
+                           const float* const* perChannel, Visit visit) {
+  using V = hn::Vec<DF>;
+  const size_t N = hn::Lanes(df);
+  HWY_ALIGN float ext[K][kMaxFlatChannels + kMaxLanes<float>];
+  for (size_t k = 0; k < K; ++k)
+    for (size_t i = 0; i < channels + N; ++i) ext[k][i] = perChannel[k][i % channels];
+  const size_t step = N % channels;
+  const size_t end = sEnd * channels;
+  size_t o = sBegin * channels, phase = 0;
+  V p0 = hn::Zero(df), p1 = p0, p2 = p0;
+  const auto cyclic = [&](size_t k) HWY_ATTR { return hn::LoadU(df, ext[k] + phase); };
+  for (; o + N <= end; o += N) {
+    GetParams<K>(p0, p1, p2, cyclic);
+    visit(o, N, p0, p1, p2);
+    phase += step;
+    if (phase >= channels) phase -= channels;
+  }
+  if (o < end) {
+    GetParams<K>(p0, p1, p2, cyclic);
+    visit(o, end - o, p0, p1, p2);
+  }
+}
+
+// C = N, 2N, 3N or 4N: the parameters stay in registers and the pixels
+// stream front to back, as an NCHW plane does (64 channels: 0.80-0.86 ->
+// 0.91-0.96 of memcpy in L2/L3, 0.69-0.78 -> 0.90-0.92 beyond the cache).
+template <size_t K, class DF, class Visit>
+HWY_NOINLINE void NhwcInRegisters(DF df, size_t channels, size_t sBegin, size_t sEnd,
+                                  const float* const* perChannel, Visit visit) {
+  using V = hn::Vec<DF>;
+  const size_t N = hn::Lanes(df);
+  const ParamRows<K> pc(perChannel);
+  const size_t nr = channels / N;
+  V a0 = hn::Zero(df), a1 = a0, a2 = a0, b0 = a0, b1 = a0, b2 = a0;
+  V c0 = a0, c1 = a0, c2 = a0, d0 = a0, d1 = a0, d2 = a0;
+  // The parameters of the r-th vector of channels.
+  auto params = [&](size_t r, V& p0, V& p1, V& p2) HWY_ATTR {
+    GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + r * N); });
+  };
+  params(0, a0, a1, a2);
+  if (nr > 1) params(1, b0, b1, b2);
+  if (nr > 2) params(2, c0, c1, c2);
+  if (nr > 3) params(3, d0, d1, d2);
+  for (size_t o = sBegin * channels; o < sEnd * channels; o += channels) {
+    visit(o, N, a0, a1, a2);
+    if (nr > 1) visit(o + N, N, b0, b1, b2);
+    if (nr > 2) visit(o + 2 * N, N, c0, c1, c2);
+    if (nr > 3) visit(o + 3 * N, N, d0, d1, d2);
+  }
+}
+
+// Wider pixels (C a multiple of N above 4N) from the cache, with up to two
+// parameters: pixel by pixel, front to back, each vector loading its
+// parameters (256x28x28, types 0, 2, 3, 8: 0.66-0.81 -> 0.83-0.90 of
+// memcpy; type 1, with three, lost: 0.69-0.77 -> 0.64-0.68).
+template <size_t K, class DF, class Visit>
+HWY_NOINLINE void NhwcPixelByPixel(DF df, size_t channels, size_t sBegin, size_t sEnd,
+                                   const float* const* perChannel, Visit visit) {
+  using V = hn::Vec<DF>;
+  const size_t N = hn::Lanes(df);
+  const ParamRows<K> pc(perChannel);
+  V p0 = hn::Zero(df), p1 = p0, p2 = p0;
+  for (size_t o = sBegin * channels; o < sEnd * channels; o += channels) {
+    for (size_t c = 0; c < channels; c += N) {
+      GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + c); });
+      visit(o + c, N, p0, p1, p2);
+    }
+  }
+}
+
+// Wider pixels otherwise. From DRAM, pixel by pixel lost (256x12544:
+// 0.61-0.63 -> 0.43-0.54; with one parameter load per vector 0.8, with none
+// 0.88, but pixel pairs sharing the loads 0.62 and chunks of four vectors in
+// registers over groups of 4-16 pixels 0.55-0.59). Groups of 4 pixels share
+// each parameter load, vector by vector. Returns the first pixel not done.
+template <size_t K, class DF, class Visit>
+HWY_NOINLINE size_t NhwcPixelGroups(DF df, size_t channels, size_t sBegin, size_t sEnd,
+                                    const float* const* perChannel, Visit visit) {
+  using V = hn::Vec<DF>;
+  const size_t N = hn::Lanes(df);
+  const ParamRows<K> pc(perChannel);
+  constexpr size_t kPixels = 4;
+  V p0 = hn::Zero(df), p1 = p0, p2 = p0;
+  for (; sBegin + kPixels <= sEnd; sBegin += kPixels) {
+    for (size_t c = 0; c < channels; c += N) {
+      GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + c); });
+      const size_t o = sBegin * channels + c;
+      for (size_t p = 0; p < kPixels; ++p) visit(o + p * channels, N, p0, p1, p2);
+    }
+  }
+  return sBegin;
+}
+
 // For layers whose output has the input's shape (offsets are shared): visits
 // the elements of spatial positions [sBegin, sEnd) in runs of at most
 // Lanes(df) contiguous elements, calling visit(offset, count, p0, p1, p2)
 // with the per-channel parameters of the run's lanes. `cached` says the
 // tensors come from the cache, which picks the order for wide NHWC pixels.
-//
-// NHWC with a channel count that is not a multiple of the lane count is
-// streamed as one flat array, so a small or odd C costs no partial vector per
-// pixel: the parameters are copied once
-// into cyclic arrays (ext[i] = param[i % C]) and each run reads them at its
-// channel phase.
 template <class Format, size_t K, class DF, class Visit>
 HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
                                    size_t sBegin, size_t sEnd,
@@ -146,85 +243,17 @@ HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
                                    const Visit& visit) {
   using V = hn::Vec<DF>;
   const size_t N = hn::Lanes(df);
-  if constexpr (std::is_same_v<Format, Nhwc>) {
-    // With C a multiple of N, rows have no tail and per-row parameter loads
-    // are cheaper than the phase bookkeeping; the flat stream pays off only
-    // when rows would end in partial vectors.
-    if (channels % N != 0 && channels <= kMaxFlatChannels && K > 0) {
-      HWY_ALIGN float ext[K > 0 ? K : 1][kMaxFlatChannels + kMaxLanes<float>];
-      for (size_t k = 0; k < K; ++k)
-        for (size_t i = 0; i < channels + N; ++i) ext[k][i] = perChannel[k][i % channels];
-      const size_t step = N % channels;
-      const size_t end = sEnd * channels;
-      size_t o = sBegin * channels, phase = 0;
-      V p0 = hn::Zero(df), p1 = p0, p2 = p0;
-      const auto cyclic = [&](size_t k) HWY_ATTR { return hn::LoadU(df, ext[k] + phase); };
-      for (; o + N <= end; o += N) {
-        GetParams<K>(p0, p1, p2, cyclic);
-        visit(o, N, p0, p1, p2);
-        phase += step;
-        if (phase >= channels) phase -= channels;
-      }
-      if (o < end) {
-        GetParams<K>(p0, p1, p2, cyclic);
-        visit(o, end - o, p0, p1, p2);
-      }
-      return;
+  if constexpr (std::is_same_v<Format, Nhwc> && K > 0) {
+    // With C a multiple of N, pixels have no tail and per-pixel parameter
+    // loads are cheaper than the phase bookkeeping; the flat stream pays off
+    // only when pixels would end in partial vectors.
+    if (channels % N != 0 && channels <= kMaxFlatChannels) {
+      return NhwcFlat<K>(df, channels, sBegin, sEnd, perChannel, visit);
     }
-    if (channels % N == 0 && K > 0) {
-      const ParamRows<K> pc(perChannel);
-      if (channels <= 4 * N) {
-        // Up to four vectors of channels: their parameters stay in registers
-        // and the pixels stream front to back, as an NCHW plane does (64
-        // channels: 0.80-0.86 -> 0.91-0.96 of memcpy in L2/L3, 0.69-0.78 ->
-        // 0.90-0.92 beyond the cache).
-        const size_t nr = channels / N;
-        V a0 = hn::Zero(df), a1 = a0, a2 = a0, b0 = a0, b1 = a0, b2 = a0;
-        V c0 = a0, c1 = a0, c2 = a0, d0 = a0, d1 = a0, d2 = a0;
-        // The parameters of the r-th vector of channels.
-        auto params = [&](size_t r, V& p0, V& p1, V& p2) HWY_ATTR {
-          GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + r * N); });
-        };
-        params(0, a0, a1, a2);
-        if (nr > 1) params(1, b0, b1, b2);
-        if (nr > 2) params(2, c0, c1, c2);
-        if (nr > 3) params(3, d0, d1, d2);
-        for (size_t o = sBegin * channels; o < sEnd * channels; o += channels) {
-          visit(o, N, a0, a1, a2);
-          if (nr > 1) visit(o + N, N, b0, b1, b2);
-          if (nr > 2) visit(o + 2 * N, N, c0, c1, c2);
-          if (nr > 3) visit(o + 3 * N, N, d0, d1, d2);
-        }
-        return;
-      }
-      // Wider pixels. From the cache, with up to two parameters: pixel by
-      // pixel, front to back, each vector loading its parameters (256x28x28,
-      // types 0, 2, 3, 8: 0.66-0.81 -> 0.83-0.90 of memcpy; type 1, with
-      // three, lost: 0.69-0.77 -> 0.64-0.68).
-      if (cached && K <= 2) {
-        V p0 = hn::Zero(df), p1 = p0, p2 = p0;
-        for (size_t o = sBegin * channels; o < sEnd * channels; o += channels) {
-          for (size_t c = 0; c < channels; c += N) {
-            GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + c); });
-            visit(o + c, N, p0, p1, p2);
-          }
-        }
-        return;
-      }
-      // From DRAM, that order lost (256x12544: 0.61-0.63 -> 0.43-0.54; with
-      // one parameter load per vector 0.8, with none 0.88, but pixel pairs
-      // sharing the loads 0.62 and chunks of four vectors in registers over
-      // groups of 4-16 pixels 0.55-0.59). Groups of 4 pixels share each
-      // parameter load, vector by vector.
-      constexpr size_t kPixels = 4;
-      V p0 = hn::Zero(df), p1 = p0, p2 = p0;
-      for (; sBegin + kPixels <= sEnd; sBegin += kPixels) {
-        for (size_t c = 0; c < channels; c += N) {
-          GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + c); });
-          const size_t o = sBegin * channels + c;
-          for (size_t p = 0; p < kPixels; ++p) visit(o + p * channels, N, p0, p1, p2);
-        }
-      }
+    if (channels % N == 0) {
+      if (channels <= 4 * N) return NhwcInRegisters<K>(df, channels, sBegin, sEnd, perChannel, visit);
+      if (cached && K <= 2) return NhwcPixelByPixel<K>(df, channels, sBegin, sEnd, perChannel, visit);
+      sBegin = NhwcPixelGroups<K>(df, channels, sBegin, sEnd, perChannel, visit);
     }
   }
   ForEachChannelRun<Format, K>(df, channels, spatial, sBegin, sEnd, perChannel,

@@ -129,8 +129,10 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   T* dst = a.dst0;
   const bool stream = a.stream;
   const size_t total = a.channels * a.spatial;
+  // The visitor captures by value: the NHWC orders run it out of line, where
+  // captured references would be reloaded around every store.
   ForEachElementwise<Format, K>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached,
-                                [&](size_t o, size_t count, V p0, V p1, V p2) HWY_ATTR {
+                                [=](size_t o, size_t count, V p0, V p1, V p2) HWY_ATTR {
                                   PrefetchAhead(src, o, total);
                                   StoreRun(df, op(df, LoadRun(df, src + o, count), p0, p1, p2, q),
                                            dst + o, count, stream);
@@ -279,7 +281,7 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
   const bool stream = a.stream;
   const size_t total = a.channels * a.spatial;
   ForEachElementwise<Format, 1>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached,
-                                [&](size_t o, size_t count, V p0, V, V) HWY_ATTR {
+                                [=](size_t o, size_t count, V p0, V, V) HWY_ATTR {
                                   PrefetchAhead(src0, o, total);
                                   PrefetchAhead(src1, o, total);
                                   const V x0 = LoadRun(df, src0 + o, count);
