@@ -132,8 +132,8 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   // The visitor captures by value: the NHWC orders run it out of line, where
   // captured references would be reloaded around every store.
   ForEachElementwise<Format, K>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached,
-                                [=](size_t o, size_t count, V p0, V p1, V p2) HWY_ATTR {
-                                  PrefetchAhead(src, o, total);
+                                [=](size_t o, size_t count, size_t pf, V p0, V p1, V p2) HWY_ATTR {
+                                  PrefetchAhead(src, pf, total);
                                   StoreRun(df, op(df, LoadRun(df, src + o, count), p0, p1, p2, q),
                                            dst + o, count, stream);
                                 });
@@ -280,8 +280,11 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
   T* dst = a.dst0;
   const bool stream = a.stream;
   const size_t total = a.channels * a.spatial;
+  // With two inputs, prefetching past a pixel group's lead (pf) lost from
+  // DRAM (256x112x112: 0.69 -> 0.62 of memcpy), so each run prefetches
+  // ahead of itself.
   ForEachElementwise<Format, 1>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached,
-                                [=](size_t o, size_t count, V p0, V, V) HWY_ATTR {
+                                [=](size_t o, size_t count, size_t /*pf*/, V p0, V, V) HWY_ATTR {
                                   PrefetchAhead(src0, o, total);
                                   PrefetchAhead(src1, o, total);
                                   const V x0 = LoadRun(df, src0 + o, count);
