@@ -260,16 +260,21 @@ HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
       return NhwcFlat<K>(df, channels, sBegin, sEnd, perChannel, visit);
     }
     if (channels % N == 0) {
-      if (channels <= 4 * N) return NhwcInRegisters<K>(df, channels, sBegin, sEnd, perChannel, visit);
-      if (cached && K <= 2) return NhwcPixelByPixel<K>(df, channels, sBegin, sEnd, perChannel, visit);
+      if (channels <= 4 * N) {
+        return NhwcInRegisters<K>(df, channels, sBegin, sEnd, perChannel, visit);
+      }
+      if (cached && K <= 2) {
+        return NhwcPixelByPixel<K>(df, channels, sBegin, sEnd, perChannel, visit);
+      }
       sBegin = NhwcPixelGroups<K>(df, channels, sBegin, sEnd, perChannel, visit);
     }
   }
-  ForEachChannelRun<Format, K>(df, channels, spatial, sBegin, sEnd, perChannel,
-                               [&](size_t c, size_t s, size_t count, V p0, V p1, V p2) HWY_ATTR {
-                                 const size_t o = Offset<Format>(c, s, channels, spatial);
-                                 visit(o, count, o, p0, p1, p2);
-                               });
+  const auto run = [&](size_t c, size_t s, size_t count, V p0, V p1,
+                       V p2) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    const size_t o = Offset<Format>(c, s, channels, spatial);
+    visit(o, count, o, p0, p1, p2);
+  };
+  ForEachChannelRun<Format, K>(df, channels, spatial, sBegin, sEnd, perChannel, run);
 }
 
 // Loads/stores a run found by ForEachChannelRun: full vector or tail.

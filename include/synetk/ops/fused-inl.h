@@ -130,13 +130,16 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   const bool stream = a.stream;
   const size_t total = a.channels * a.spatial;
   // The visitor captures by value: the NHWC orders run it out of line, where
-  // captured references would be reloaded around every store.
+  // captured references would be reloaded around every store. Forced inline
+  // in each order, as GCC's growth limits may stop inlining in a unit with
+  // every target.
+  const auto visit = [=](size_t o, size_t count, size_t pf, V p0, V p1,
+                         V p2) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    PrefetchAhead(src, pf, total);
+    StoreRun(df, op(df, LoadRun(df, src + o, count), p0, p1, p2, q), dst + o, count, stream);
+  };
   ForEachElementwise<Format, K>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached,
-                                [=](size_t o, size_t count, size_t pf, V p0, V p1, V p2) HWY_ATTR {
-                                  PrefetchAhead(src, pf, total);
-                                  StoreRun(df, op(df, LoadRun(df, src + o, count), p0, p1, p2, q),
-                                           dst + o, count, stream);
-                                });
+                                visit);
 }
 
 // NHWC layers whose output pixels are assembled from runs of input pixels
@@ -170,8 +173,10 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
   T* dst = a.dst0;
   const bool stream = a.stream;
   // The two halves of the output, from x = src + bias0[c].
-  const auto first = [&](V x) HWY_ATTR { return hn::Max(zero, x); };
-  const auto second = [&](V x) HWY_ATTR { return hn::Max(zero, hn::MulAdd(x, scale1, bias1)); };
+  const auto first = [&](V x) HWY_ATTR SYNETK_LAMBDA_INLINE { return hn::Max(zero, x); };
+  const auto second = [&](V x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    return hn::Max(zero, hn::MulAdd(x, scale1, bias1));
+  };
   if constexpr (std::is_same_v<Format, Nchw>) {
     // Writing both halves in one sweep interleaves two store streams that are
     // C*S elements apart (often a multiple of 4 KiB, so they alias in the
@@ -208,16 +213,18 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
   } else {
     const float* bias0 = a.channel[0];
     const size_t N = hn::Lanes(df);
-    // Each input vector makes one vector of each half.
-    const auto both = [&](V x, T* out) HWY_ATTR {
+    // Each input vector makes one vector of each half. (Forced inline: in a
+    // unit with every target, GCC's growth limits left it a call per vector,
+    // 0.95 -> 0.55 of memcpy on 64x56x56.)
+    const auto both = [&](V x, T* out) HWY_ATTR SYNETK_LAMBDA_INLINE {
       StoreF32Streaming(df, first(x), out, stream);
       StoreF32Streaming(df, second(x), out + C, stream);
     };
     if (C >= N && C <= 4 * N) {
       // Pixels of up to four runs (ForEachPixelRun's, the last overlapping
       // its neighbour): their biases stay in registers and the pixels
-      // stream front to back (C = 24 / 32 / 64: 0.55-0.76 of memcpy in
-      // blocks, 0.74-0.96 so; 64 x 50176: 0.51 -> 0.76).
+      // stream front to back (C = 24 / 32 / 64: 0.55-0.76 of memcpy in the
+      // blocks below, 0.74-0.96 in this order; 64 x 50176: 0.51 -> 0.76).
       const size_t R = (C + N - 1) / N;
       const size_t o1 = HWY_MIN(N, C - N), o2 = HWY_MIN(2 * N, C - N), o3 = C - N;
       const V b0 = hn::LoadU(df, bias0);
@@ -283,14 +290,16 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
   // With two inputs, prefetching past a pixel group's lead (pf) lost from
   // DRAM (256x112x112: 0.69 -> 0.62 of memcpy), so each run prefetches
   // ahead of itself.
+  const auto visit = [=](size_t o, size_t count, size_t /*pf*/, V p0, V,
+                         V) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    PrefetchAhead(src0, o, total);
+    PrefetchAhead(src1, o, total);
+    const V x0 = LoadRun(df, src0 + o, count);
+    const V x1 = LoadRun(df, src1 + o, count);
+    StoreRun(df, hn::MulAdd(x1, p0, x0), dst + o, count, stream);
+  };
   ForEachElementwise<Format, 1>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached,
-                                [=](size_t o, size_t count, size_t /*pf*/, V p0, V, V) HWY_ATTR {
-                                  PrefetchAhead(src0, o, total);
-                                  PrefetchAhead(src1, o, total);
-                                  const V x0 = LoadRun(df, src0 + o, count);
-                                  const V x1 = LoadRun(df, src1 + o, count);
-                                  StoreRun(df, hn::MulAdd(x1, p0, x0), dst + o, count, stream);
-                                });
+                                visit);
 }
 
 // Type 9: channel concatenation of src0 and src1; dst0 gets
@@ -310,7 +319,8 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
     // Blocks of output pixels (PixelBlock), both inputs per block.
     const float* const scale = a.channel[0];
     const float* const bias = a.channel[1];
-    const auto out = [&](V v, V sc, V bi, size_t o, size_t count) HWY_ATTR {
+    const auto out = [&](V v, V sc, V bi, size_t o,
+                         size_t count) HWY_ATTR SYNETK_LAMBDA_INLINE {
       StoreRun(df, hn::Max(zero, hn::MulAdd(v, sc, bi)), dst0 + o, count, stream);
       if (dst1 != nullptr) StoreRun(df, v, dst1 + o, count, stream);
     };
