@@ -131,7 +131,9 @@ inline constexpr size_t kMaxFlatChannels = 1024;
 // The NHWC orders of ForEachElementwise, one function each (not inlined):
 // inlined into one body, each new order made GCC spill the loop state of the
 // others (C = 24, flat: 0.87 -> 0.51 of memcpy when the cached wide-pixel
-// order was added).
+// order was added). Each takes the visitor by value, so that its captures
+// are the function's own: through a reference, GCC reloaded them around
+// every store.
 
 // C not a multiple of N: the tensor as one flat array, the parameters copied
 // once into cyclic arrays (ext[i] = param[i % C]) that each run reads at its
@@ -220,16 +222,16 @@ HWY_NOINLINE size_t NhwcPixelGroups(DF df, size_t channels, size_t sBegin, size_
   const size_t N = hn::Lanes(df);
   const ParamRows<K> pc(perChannel);
   constexpr size_t kPixels = 4;
+  // Each pixel prefetches as if from the group's last one: ahead of its own
+  // offset, the lead was up to 3 pixels short (256x112x112 from DRAM, types
+  // 0 / 1 / 2: 0.55-0.63 -> 0.68-0.72 of memcpy; type 1 from the cache,
+  // 256x28x28: 0.68-0.72 -> 0.85).
+  const size_t lead = (kPixels - 1) * channels;
   V p0 = hn::Zero(df), p1 = p0, p2 = p0;
   for (; sBegin + kPixels <= sEnd; sBegin += kPixels) {
     for (size_t c = 0; c < channels; c += N) {
       GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + c); });
       const size_t o = sBegin * channels + c;
-      // Each pixel prefetches as if from the group's last one: ahead of its
-      // own offset, the lead was up to 3 pixels short (256x112x112 from
-      // DRAM, types 0 / 1 / 2: 0.55-0.63 -> 0.68-0.72 of memcpy; type 1
-      // from the cache, 256x28x28: 0.68-0.72 -> 0.85).
-      const size_t lead = (kPixels - 1) * channels;
       for (size_t p = 0; p < kPixels; ++p) {
         visit(o + p * channels, N, o + p * channels + lead, p0, p1, p2);
       }
