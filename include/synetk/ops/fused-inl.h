@@ -123,19 +123,22 @@ template <int kType, typename T, class Format, class DF>
 HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   using V = hn::Vec<DF>;
   constexpr size_t K = FusedOp<kType>::kChannelParams;
-  const V q = hn::Set(df, a.scalar[0]);
+  const float scalar = a.scalar[0];
   const FusedOp<kType> op;
   const T* src = a.src0;
   T* dst = a.dst0;
   const bool stream = a.stream;
   const size_t total = a.channels * a.spatial;
   // The visitor captures by value: the NHWC orders run it out of line, where
-  // captured references would be reloaded around every store. Forced inline
+  // captured references would be reloaded around every store. It captures
+  // no vector (SVE vectors are sizeless: GCC 12 crashed on the closure) and
+  // broadcasts the scalar parameter inside, a loop invariant. Forced inline
   // in each order, as GCC's growth limits may stop inlining in a unit with
   // every target.
   const auto visit = [=](size_t o, size_t count, size_t pf, V p0, V p1,
                          V p2) HWY_ATTR SYNETK_LAMBDA_INLINE {
     PrefetchAhead(src, pf, total);
+    const V q = hn::Set(df, scalar);
     StoreRun(df, op(df, LoadRun(df, src + o, count), p0, p1, p2, q), dst + o, count, stream);
   };
   ForEachElementwise<Format, K>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached,
