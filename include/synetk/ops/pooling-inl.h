@@ -86,6 +86,7 @@ struct PoolWindow {
 #define SYNETK_OPS_POOLING_INL_H_
 #endif
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -605,39 +606,39 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const size_t C = a.srcC, W = a.srcW, rowElems = W * C;
   // Locals, not a's fields: vector stores may alias anything, so the
   // compiler would reload every field after each store.
-  const size_t kX = a.kX;
-  const bool excludePad = a.excludePad;
+  const size_t kX = a.kX, sX = a.sX, pX = a.pX, dstW = a.dstW, dstC = a.dstC;
+  const bool excludePad = a.excludePad, pool3d = a.pool3d;
   const V divisor = hn::Set(d, static_cast<L>(a.divisor));
   typename Cfg::Elem* const dst = a.dst;
   // Stores may spill past a row onto outputs written later, never past the part.
-  const size_t srcTotal = a.srcH * rowElems, dstTotal = a.end * a.dstW * a.dstC;
-  const size_t pixels = a.pX + W + a.dstW * a.sX + kX;
+  const size_t srcTotal = a.srcH * rowElems, dstTotal = a.end * dstW * dstC;
+  const size_t pixels = pX + W + dstW * sX + kX;
   // 3 channels, strided: the row is split into channel planes (3N-lane
   // LoadInterleaved3 reads, hence 3N more lanes of padding) and each plane
   // pooled like an NCHW row, N output pixels per vector.
-  const bool planar = C == 3 && a.sX != 1 && !a.pool3d && kX <= kPoolStackedMaxKernel;
+  const bool planar = C == 3 && sX != 1 && !pool3d && kX <= kPoolStackedMaxKernel;
   const size_t rowLen = pixels * C + PoolRoundUp(rowElems, N) - rowElems + 6 * N;
   L* R = PoolScratch<L, 0>(rowLen);
   const V ident = Ops::Identity(d);
   for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
   hn::StoreU(ident, d, R + rowLen - N);
-  L* pix = a.pool3d ? PoolScratch<L, 1>(PoolRoundUp(C, N) + N) : nullptr;
+  L* pix = pool3d ? PoolScratch<L, 1>(PoolRoundUp(C, N) + N) : nullptr;
   // Stride 1 (2D, small kernel): output element j of a row reads R[j + k*C],
   // so the row is one flat pass however few channels there are.
-  const size_t rowOut = a.dstW * C;
-  const bool flat = a.sX == 1 && !a.pool3d && kX <= kPoolStackedMaxKernel;
+  const size_t rowOut = dstW * C;
+  const bool flat = sX == 1 && !pool3d && kX <= kPoolStackedMaxKernel;
   L* widths = nullptr;  // average with excludePad: clipped width per element
   if constexpr (!Cfg::isMax) {
     if (flat && excludePad) {
       widths = PoolScratch<L, 2>(PoolRoundUp(rowOut, N));
       for (size_t j = 0; j < PoolRoundUp(rowOut, N); ++j) {
         widths[j] = j < rowOut
-            ? static_cast<L>(detail::PoolWindow(j / C, a.sX, a.pX, kX, W).Size()) : L(1);
+            ? static_cast<L>(detail::PoolWindow(j / C, sX, pX, kX, W).Size()) : L(1);
       }
     }
   }
-  const size_t dxUp = PoolRoundUp(a.dstW, N);
-  const size_t planeLen = planar ? PoolRoundUp(HWY_MAX(pixels, dxUp * a.sX + kX), N) + N : 0;
+  const size_t dxUp = PoolRoundUp(dstW, N);
+  const size_t planeLen = planar ? PoolRoundUp(HWY_MAX(pixels, dxUp * sX + kX), N) + N : 0;
   L* planes = planar ? PoolScratch<L, 3>(3 * planeLen + 3 * dxUp + 3 * N) : nullptr;
   L* outRow = planes + 3 * planeLen;  // interleaved outputs of a row
   if (planar) {
@@ -646,13 +647,13 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       if (excludePad) {
         widths = PoolScratch<L, 2>(dxUp);
         for (size_t dx = 0; dx < dxUp; ++dx) {
-          widths[dx] = dx < a.dstW
-              ? static_cast<L>(detail::PoolWindow(dx, a.sX, a.pX, kX, W).Size()) : L(1);
+          widths[dx] = dx < dstW
+              ? static_cast<L>(detail::PoolWindow(dx, sX, pX, kX, W).Size()) : L(1);
         }
       }
     }
   }
-  L* row = R + a.pX * C;
+  L* row = R + pX * C;
   const size_t rowUp = PoolRoundUp(rowElems, N);
   const hn::CappedTag<L, 1> d1;
   for (size_t dy = a.begin; dy < a.end; ++dy) {
@@ -693,10 +694,10 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         hn::StoreU(c1, d, planes + planeLen + i);
         hn::StoreU(c2, d, planes + 2 * planeLen + i);
       }
-      for (size_t dx = 0; dx < a.dstW; dx += N) {
-        V v0 = PoolRowStrided<Ops>(d, planes + dx * a.sX, 0, kX, a.sX);
-        V v1 = PoolRowStrided<Ops>(d, planes + planeLen + dx * a.sX, 0, kX, a.sX);
-        V v2 = PoolRowStrided<Ops>(d, planes + 2 * planeLen + dx * a.sX, 0, kX, a.sX);
+      for (size_t dx = 0; dx < dstW; dx += N) {
+        V v0 = PoolRowStrided<Ops>(d, planes + dx * sX, 0, kX, sX);
+        V v1 = PoolRowStrided<Ops>(d, planes + planeLen + dx * sX, 0, kX, sX);
+        V v2 = PoolRowStrided<Ops>(d, planes + 2 * planeLen + dx * sX, 0, kX, sX);
         if constexpr (!Cfg::isMax) {  // average: divide by the window's area
           const V area = excludePad
               ? hn::Mul(hn::Set(d, static_cast<L>(wy.Size())), hn::LoadU(d, widths + dx))
@@ -714,20 +715,34 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       }
       continue;
     }
-    for (size_t dx = 0; dx < a.dstW; ++dx) {
-      const L* r = R + dx * a.sX * C;
+    for (size_t dx = 0; dx < dstW; ++dx) {
+      const L* r = R + dx * sX * C;
       float area = a.divisor;
       if (!Cfg::isMax && excludePad) {
-        area = static_cast<float>(wy.Size() * detail::PoolWindow(dx, a.sX, a.pX, kX, W).Size());
+        area = static_cast<float>(wy.Size() * detail::PoolWindow(dx, sX, pX, kX, W).Size());
       }
-      const size_t base = (dy * a.dstW + dx) * a.dstC;
+      const size_t base = (dy * dstW + dx) * dstC;
       // The window's offsets that reach input columns.
-      const size_t kBegin = a.pX > dx * a.sX ? a.pX - dx * a.sX : 0;
-      const size_t kEnd = HWY_MIN(kX, a.pX + W - dx * a.sX);
+      const size_t kBegin = pX > dx * sX ? pX - dx * sX : 0;
+      const size_t kEnd = HWY_MIN(kX, pX + W - dx * sX);
+      if (kBegin == 0 && kEnd == kX && !pool3d) {  // the whole window: taps unrolled
+        const V div = hn::Set(d, static_cast<L>(area));
+        PoolTaps<Ops>(
+            d, kX, C,
+            [&](size_t c, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+              return hn::LoadU(d, r + k * C + c);
+            },
+            [&](size_t c, V acc) HWY_ATTR SYNETK_LAMBDA_INLINE {
+              if constexpr (!Cfg::isMax) acc = hn::Div(acc, div);
+              // Lanes past C land in the next pixel, which is written later.
+              PoolStoreDst<Ops>(d, acc, dst + base + c, dstTotal - (base + c));
+            });
+        continue;
+      }
       for (size_t c = 0; c < C; c += N) {
         V acc = hn::LoadU(d, r + kBegin * C + c);
         for (size_t k = kBegin + 1; k < kEnd; ++k) acc = Ops::Combine(acc, hn::LoadU(d, r + k * C + c));
-        if (a.pool3d) {
+        if (pool3d) {
           hn::StoreU(acc, d, pix + c);
           continue;
         }
@@ -735,8 +750,8 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         // Lanes past C land in the next pixel, which is written later.
         PoolStoreDst<Ops>(d, acc, dst + base + c, dstTotal - (base + c));
       }
-      if (a.pool3d) {
-        for (size_t dc = 0; dc < a.dstC; ++dc) {
+      if (pool3d) {
+        for (size_t dc = 0; dc < dstC; ++dc) {
           const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, C);
           auto m = hn::LoadU(d1, pix + wc.begin);
           for (size_t c = wc.begin + 1; c < wc.end; ++c) m = Ops::Combine(m, hn::LoadU(d1, pix + c));
@@ -1057,12 +1072,51 @@ void PoolNhwcPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
 // NCHW windows of stride 2 along W that tile the row exactly: kernelX 3 with
 // padX 1 (ResNet's 3x3 s2 p1) or kernelX 2 with padX 0, srcW == 2*dstW, 2D,
 // any vertical geometry. Output j reads row columns 2j - padX .. 2j + 1, none
-// of them past the row. The vertical step writes a block of output rows into
-// V back to back (pitch srcW), so that the horizontal step is one flat
-// stride-2 pass over the block: output k of the block reads V[2k - 1],
-// V[2k], V[2k + 1] (per-row setup, which dominated narrow rows, is paid once
-// per block). The left column of each row (k a multiple of dstW) has no
-// V[2k - 1]: a mask pattern replaces it by the identity element.
+// of them past the row. Each output row is reduced in registers, 2N columns
+// of the vertical step at a time: ConcatEven/ConcatOdd give columns 2j and
+// 2j + 1, and the odd columns moved up one lane (the previous chunk's last
+// one, or the identity element, coming in) give 2j - 1. Windows of 2 or 3
+// rows inside src read src directly; the other rows (clipped at the plane's
+// edges, more rows, or vectors past the end of src) take their vertical step
+// through a buffer. (The path before wrote a block of rows to a buffer and
+// reduced it in one flat pass: storing and reloading it, and the shifted
+// deinterleave, cost twice the time on 112-byte u8 rows.)
+// Lanes {carry[N - 1], v[0], ..., v[N - 2]}: v moved up one lane, the lane
+// coming in from carry.
+template <class D>
+HWY_INLINE hn::Vec<D> PoolSlideUp1(D d, hn::Vec<D> v, hn::Vec<D> carry) {
+  constexpr int kLaneBytes = static_cast<int>(sizeof(hn::TFromD<D>));
+#if HWY_TARGET == HWY_SCALAR
+  (void)d;
+  (void)v;
+  (void)kLaneBytes;
+  return carry;
+#elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // t = {carry's last block, v's first three}; then per block, the last
+  // lane of t's block ahead of v's block.
+  const hn::Repartition<uint8_t, D> d8;
+  const __m512i vi = hn::BitCast(d8, v).raw;
+  const __m512i t = _mm512_alignr_epi64(vi, hn::BitCast(d8, carry).raw, 6);
+  return hn::BitCast(d, hn::Vec512<uint8_t>{_mm512_alignr_epi8(vi, t, 16 - kLaneBytes)});
+#elif HWY_TARGET == HWY_AVX2
+  const hn::Repartition<uint8_t, D> d8;
+  const auto vb = hn::BitCast(d8, v);
+  const auto t = hn::ConcatLowerUpper(d8, vb, hn::BitCast(d8, carry));
+  return hn::BitCast(d, hn::CombineShiftRightBytes<16 - kLaneBytes>(d8, vb, t));
+#elif HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_SSE4
+  const hn::Repartition<uint8_t, D> d8;
+  return hn::BitCast(d, hn::CombineShiftRightBytes<16 - kLaneBytes>(d8, hn::BitCast(d8, v),
+                                                                   hn::BitCast(d8, carry)));
+#else
+  (void)kLaneBytes;
+  const size_t N = hn::Lanes(d);
+  HWY_ALIGN hn::TFromD<D> buf[2 * kMaxLanes<hn::TFromD<D>>];
+  hn::Store(carry, d, buf);
+  hn::Store(v, d, buf + N);
+  return hn::LoadU(d, buf + N - 1);
+#endif
+}
+
 inline bool PoolIsHalfWidth(size_t kX, size_t sX, size_t pX, size_t srcW, size_t dstW,
                             bool pool3d) {
   return !pool3d && sX == 2 && srcW == 2 * dstW && ((kX == 3 && pX == 1) || (kX == 2 && pX == 0));
@@ -1072,23 +1126,17 @@ template <class Cfg, class D>
 void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using Ops = PoolOps<Cfg>;
   using L = typename Ops::L;
+  using T = typename Cfg::Elem;
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
   const size_t H = a.srcH, W = a.srcW, W2 = a.dstW;
+  const size_t plane = H * W, srcTotal = a.srcC * plane;
   const size_t dstTotal = a.end * a.dstH * W2;
-  const size_t wUp = PoolRoundUp(W, N);
-  const size_t B = HWY_MAX(size_t{1}, HWY_MIN(a.dstH, size_t{4096} / W));  // rows per block
-  // N lanes in front (read for the first output's left column, then masked)
-  // and room for whole-vector writes and reads past the block.
-  L* Vr = PoolScratch<L, 0>(N + B * W + wUp + 2 * N) + N;
+  const size_t span = PoolRoundUp(W, 2 * N);  // columns the chunks of a row read
   const bool left = a.kX == 3;
-  const V ident = Ops::Identity(d);
-  L* firstCol = nullptr;  // lanes of the block's left columns: all bits set
-  if (left) {
-    firstCol = PoolScratch<L, 1>(B * W2 + N);
-    std::memset(static_cast<void*>(firstCol), 0, (B * W2 + N) * sizeof(L));
-    for (size_t k = 0; k < B * W2; k += W2) std::memset(static_cast<void*>(firstCol + k), 0xFF, sizeof(L));
-  }
+  // The buffered rows' vertical step.
+  L* Vr = PoolScratch<L, 0>(span);
+  std::fill(Vr, Vr + span, L());  // no stale lanes, whatever they feed
   L* areas = nullptr;  // average with excludePad: clipped area per output of a plane
   if constexpr (!Cfg::isMax) {
     if (a.excludePad) {
@@ -1102,34 +1150,107 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       for (size_t i = a.dstH * W2; i < a.dstH * W2 + N; ++i) areas[i] = L(1);
     }
   }
-  for (size_t dc = a.begin; dc < a.end; ++dc) {
+  const V ident = Ops::Identity(d);
+  const T* const src = a.src;
+  T* const dst = a.dst;
+  const L divisor = static_cast<L>(a.divisor);
+  // Output row `o` (its plane's row dy) from vert(x) = the vertical step at
+  // columns [x, x + N); ahead(x) prefetches.
+  auto row = [&](size_t o, size_t dy, const auto& vert, const auto& ahead) HWY_ATTR
+                  SYNETK_LAMBDA_INLINE {
+    // Locals, not captures: 8-bit stores may alias anything reached through
+    // a reference, so captured values were reloaded after every store.
+    const size_t n = hn::Lanes(d), w2 = W2, avail = dstTotal - o;
+    const bool kx3 = left;
+    T* const out = dst + o;
+    const L* const div = areas ? areas + dy * W2 : nullptr;
+    const L divAll = divisor;
+    V carry = ident;  // column 2k - 1 of the chunk's first output k
+    size_t x = 0;
+    for (size_t k = 0; k < w2; k += n, x += 2 * n) {
+      ahead(x);
+#if HWY_TARGET == HWY_SCALAR
+      const V e = vert(x), od = vert(x + 1);
+#else
+      const V lo = vert(x), hi = vert(x + n);
+      const V e = hn::ConcatEven(d, hi, lo), od = hn::ConcatOdd(d, hi, lo);
+#endif
+      V acc;
+      if (kx3) {
+        const V prev = PoolSlideUp1(d, od, carry);
+        carry = od;
+        // Averages in the buffered paths' order, ((0 + prev) + e) + o.
+        acc = Ops::Combine(Ops::Combine(PoolStart<Ops>(d, prev), e), od);
+      } else {
+        acc = Ops::Combine(PoolStart<Ops>(d, e), od);
+      }
+      if constexpr (!Cfg::isMax) {
+        acc = hn::Div(acc, div ? hn::LoadU(d, div + k) : hn::Set(d, divAll));
+      }
+      // Lanes past the row land on outputs written later.
+      PoolStoreDst<Ops>(d, acc, out + k, avail - k);
+    }
+  };
+  // Output row o (its plane's row dy) straight from the kRows input rows at
+  // s, pitch W, whose `span` columns must be inside src.
+  auto direct = [&](auto rowsTag, const T* s, size_t o, size_t dy) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    constexpr size_t kRows = decltype(rowsTag)::value;
+    const size_t pitch = W;
+    // The new rows of the output row after next (stride 2): the next row's
+    // were too close to cover L3 latency.
+    const T* const ahead = s + (kRows + 2) * pitch;
+    row(
+        o, dy,
+        [s, pitch, d](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+          const T* p = s + x;
+          V acc = PoolStart<Ops>(d, Ops::Load(d, p));
+          if (kRows >= 2) acc = Ops::Combine(acc, Ops::Load(d, p + pitch));
+          if (kRows >= 3) acc = Ops::Combine(acc, Ops::Load(d, p + 2 * pitch));
+          return acc;
+        },
+        [ahead, pitch, d](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+          const size_t n = hn::Lanes(d);
+          hwy::Prefetch(ahead + x);
+          hwy::Prefetch(ahead + x + n);
+          hwy::Prefetch(ahead + pitch + x);
+          hwy::Prefetch(ahead + pitch + x + n);
+        });
+  };
+  // Any row, its vertical step through the buffer (bounds-checked where a
+  // load would leave src).
+  auto buffered = [&](size_t dc, size_t dy) HWY_ATTR {
     const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, a.srcC);
-    for (size_t dy0 = 0; dy0 < a.dstH; dy0 += B) {
-      const size_t nb = HWY_MIN(B, a.dstH - dy0);
-      // Whole vectors: lanes past W land on the next row's place, written next.
-      for (size_t b = 0; b < nb; ++b) PoolNchwColumns<Ops>(d, a, wc, dy0 + b, Vr + b * W, a.sY == 2);
-      const size_t base = (dc * a.dstH + dy0) * W2, outs = nb * W2;
-      for (size_t k = 0; k < outs; k += N) {
-        V e, o;
-        hn::LoadInterleaved2(d, Vr + 2 * k, e, o);
-        V acc;
-        if (left) {
-          V prev, e2;
-          hn::LoadInterleaved2(d, Vr + 2 * k - 1, prev, e2);
-          prev = hn::IfThenElse(hn::MaskFromVec(hn::LoadU(d, firstCol + k)), ident, prev);
-          // Averages in the buffered paths' order, ((0 + prev) + e) + o.
-          acc = Ops::Combine(Ops::Combine(PoolStart<Ops>(d, prev), e), o);
+    PoolNchwColumns<Ops>(d, a, wc, dy, Vr, false);
+    // Lanes from W on (up to `span`, read by the last chunk) only reach
+    // outputs past the row.
+    row(
+        (dc * a.dstH + dy) * W2, dy,
+        [&](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE { return hn::LoadU(d, Vr + x); },
+        [](size_t) {});
+  };
+  // Output rows [dyLo, dyHi) have windows of kY rows inside the plane.
+  const size_t kY = a.kY, dstH = a.dstH;
+  const size_t dyLo = HWY_MIN(dstH, (a.pY + a.sY - 1) / a.sY);
+  const size_t dyHi = H + a.pY >= kY ? HWY_MIN(dstH, (H + a.pY - kY) / a.sY + 1) : 0;
+  const bool interior = (kY == 2 || kY == 3) && dyLo < dyHi;
+  const size_t rowStep = a.sY * W, firstRow = dyLo * a.sY - a.pY;
+  for (size_t dc = a.begin; dc < a.end; ++dc) {
+    size_t dy = 0;
+    if (interior) {
+      for (; dy < dyLo; ++dy) buffered(dc, dy);
+      size_t at = dc * plane + firstRow * W, o = (dc * dstH + dyLo) * W2;
+      const size_t reach = (kY - 1) * W + span;  // from a window's first row
+      for (; dy < dyHi; ++dy, at += rowStep, o += W2) {
+        if (at + reach > srcTotal) {
+          buffered(dc, dy);
+        } else if (kY == 3) {
+          direct(std::integral_constant<size_t, 3>(), src + at, o, dy);
         } else {
-          acc = Ops::Combine(PoolStart<Ops>(d, e), o);
+          direct(std::integral_constant<size_t, 2>(), src + at, o, dy);
         }
-        if constexpr (!Cfg::isMax) {
-          acc = hn::Div(acc, a.excludePad ? hn::LoadU(d, areas + dy0 * W2 + k)
-                                          : hn::Set(d, a.divisor));
-        }
-        // Lanes past the block land on outputs written later.
-        PoolStoreDst<Ops>(d, acc, a.dst + base + k, dstTotal - (base + k));
       }
     }
+    for (; dy < dstH; ++dy) buffered(dc, dy);
   }
 }
 
