@@ -169,13 +169,21 @@ std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
     v.push_back(Geom2D(3, 4, 2 * n, 2, 2, 2, 2, 0, 0, false, false));
     v.push_back(Geom2D(n, 4, 4, 2, 2, 2, 2, 0, 0, false, false));
     // Stride 2 along W tiling even rows (3x3 p1, 2x2 p0) under any vertical
-    // geometry: the NCHW half-width path (flat horizontal pass over blocks).
+    // geometry: the NCHW half-width path (rows reduced in registers, 2N
+    // columns at a time, the odd columns carried across chunks).
     v.push_back(Geom2D(2, 5, 2 * n, 3, 3, 2, 2, 1, 1, false, false));
     v.push_back(Geom2D(2, 5, 2 * n, 2, 2, 2, 2, 0, 0, false, false));
     v.push_back(Geom2D(3, 4, 2 * n, 1, 3, 1, 2, 0, 1, false, false));
     v.push_back(Geom2D(2, 9, 2 * n, 5, 3, 3, 2, 2, 1, true, false));
   }
   for (size_t n : EdgeSizes()) v.push_back(Geom2D(2, n, 3, 3, 2, 2, 1, 1, 0, true, false));
+  // 3-wide stride-2 windows along W in NHWC (the stem rows: shared columns,
+  // no row buffer) with every padding and 1 to 3 rows, odd and even widths.
+  for (size_t p = 0; p <= 2; ++p) {
+    for (size_t kY = 1; kY <= 3; ++kY) {
+      v.push_back(Geom2D(17 + p, 7, 9 + p, kY, 3, 2, 2, HWY_MIN(p, kY - 1), p, p == 1, p != 1));
+    }
+  }
   for (size_t k = 1; k <= 7; ++k)
     for (size_t s = 1; s <= 3; ++s)
       for (size_t p : {size_t{0}, k / 2, k - 1}) {

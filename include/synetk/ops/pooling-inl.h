@@ -12,9 +12,11 @@
 // R carries identity elements (-inf / lowest key / 0) in its padding, so the
 // horizontal step never clips.
 // Shortcuts: 2x2 stride-2 windows on inputs that pair up exactly skip R
-// (PoolNchwPairs / PoolNhwcPairs); NHWC with 3 channels and strideX > 1 pools
-// channel planes split from R; NCHW global pooling reduces each plane
-// without R (max: flat; average: column sums, then the columns in order).
+// (PoolNchwPairs / PoolNhwcPairs), and so do NCHW stride-2 windows that tile
+// even rows (PoolNchwHalfWidth) and NHWC 3-wide stride-2 windows
+// (PoolNhwcStemRow); NHWC with 3 channels and strideX > 1 pools channel
+// planes split from R; NCHW global pooling reduces each plane without R
+// (max: flat; average: column sums, then the columns in order).
 // Max pooling works on order-preserving keys of the stored bits (bf16/f16:
 // sign-magnitude -> two's complement), so its output is always one of the
 // inputs, bit for bit.
@@ -413,11 +415,11 @@ HWY_INLINE void PoolRows(D d, const T* src, size_t stride, size_t n, size_t len,
   const T* ahead = src + (n + 2) * stride;
   PoolTaps<Ops>(
       d, n, len,
-      [&](size_t x, size_t y) {
+      [&](size_t x, size_t y) HWY_ATTR SYNETK_LAMBDA_INLINE {
         const hn::Vec<D> v = Ops::Load(d, src + y * stride + x);
         return y == 0 ? PoolStart<Ops>(d, v) : v;
       },
-      [&](size_t x, hn::Vec<D> acc) {
+      [&](size_t x, hn::Vec<D> acc) HWY_ATTR SYNETK_LAMBDA_INLINE {
         if (prefetch) {
           hwy::Prefetch(ahead + x);
           hwy::Prefetch(ahead + stride + x);
@@ -597,10 +599,78 @@ void PoolNchw(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   }
 }
 
+// NHWC with stride 1 along W: output element j of the row reads R[j + k*C],
+// so the row is one flat pass however few channels there are. Its own
+// function: inside PoolNhwc, GCC spilled the tap offsets of this loop.
+template <class Ops, class D, typename T>
+HWY_NOINLINE void PoolNhwcFlatRow(D d, const typename Ops::L* HWY_RESTRICT R, size_t C,
+                                  size_t kX, size_t rowOut, typename Ops::L rows,
+                                  const typename Ops::L* HWY_RESTRICT widths,
+                                  typename Ops::L divisor, T* HWY_RESTRICT out, size_t avail) {
+  using V = hn::Vec<D>;
+  const V area = hn::Set(d, rows), div = hn::Set(d, divisor);
+  PoolTaps<Ops>(
+      d, kX, rowOut,
+      [&](size_t j, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE { return hn::LoadU(d, R + j + k * C); },
+      [&](size_t j, V acc) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        if constexpr (!Ops::kOrderFree) {  // average: widths given with excludePad
+          acc = hn::Div(acc, widths ? hn::Mul(area, hn::LoadU(d, widths + j)) : div);
+        }
+        // Lanes past the row land on outputs written later.
+        PoolStoreDst<Ops>(d, acc, out + j, avail - j);
+      });
+}
+
+// NHWC, 3-wide windows of stride 2 along W (the ResNet stem's 3x3 s2 p1),
+// one output row whose kRows input rows at s are all inside src: no row
+// buffer. Output pixel dx combines the vertical steps of input columns
+// 2dx - pX .. 2dx - pX + 2, each the rows' combination in order from +0 (as
+// PoolRows computes them); adjacent outputs share a column, which `carry`
+// keeps per channel. Columns outside the row are the identity element (+0
+// or the lowest key: the same sums and maxima as leaving them out).
+template <class Ops, size_t kRows, class D, typename T>
+HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems, size_t C,
+                                  size_t W, size_t pX, size_t dstW, float hy, float divisor,
+                                  bool excludePad, T* HWY_RESTRICT out, size_t avail,
+                                  typename Ops::L* HWY_RESTRICT carry) {
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const V ident = Ops::Identity(d);
+  // The vertical step of input column x (may be outside [0, W)), lanes c..
+  auto col = [&](ptrdiff_t x, size_t c) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    if (x < 0 || x >= static_cast<ptrdiff_t>(W)) return ident;
+    const T* p = s + static_cast<size_t>(x) * C + c;
+    V acc = PoolStart<Ops>(d, Ops::Load(d, p));
+    if (kRows >= 2) acc = Ops::Combine(acc, Ops::Load(d, p + rowElems));
+    if (kRows >= 3) acc = Ops::Combine(acc, Ops::Load(d, p + 2 * rowElems));
+    return acc;
+  };
+  for (size_t dx = 0; dx < dstW; ++dx) {
+    const ptrdiff_t x0 = static_cast<ptrdiff_t>(2 * dx) - static_cast<ptrdiff_t>(pX);
+    V div = hn::Set(d, static_cast<typename Ops::L>(divisor));
+    if (!Ops::kOrderFree && excludePad) {
+      const ptrdiff_t lo = HWY_MAX(x0, ptrdiff_t{0});
+      const ptrdiff_t hi = HWY_MIN(x0 + 3, static_cast<ptrdiff_t>(W));
+      div = hn::Set(d, static_cast<typename Ops::L>(hy * static_cast<float>(hi - lo)));
+    }
+    for (size_t c = 0; c < C; c += N) {
+      const V v0 = dx == 0 ? col(x0, c) : hn::LoadU(d, carry + c);
+      const V v2 = col(x0 + 2, c);
+      V acc = Ops::Combine(Ops::Combine(v0, col(x0 + 1, c)), v2);
+      hn::StoreU(v2, d, carry + c);
+      if constexpr (!Ops::kOrderFree) acc = hn::Div(acc, div);
+      // Lanes past C land in the next pixel, which is written later.
+      const size_t o = dx * C + c;
+      PoolStoreDst<Ops>(d, acc, out + o, avail - o);
+    }
+  }
+}
+
 template <class Cfg, class D>
 void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using Ops = PoolOps<Cfg>;
   using L = typename Ops::L;
+  using T = typename Cfg::Elem;
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
   const size_t C = a.srcC, W = a.srcW, rowElems = W * C;
@@ -656,8 +726,28 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   L* row = R + pX * C;
   const size_t rowUp = PoolRoundUp(rowElems, N);
   const hn::CappedTag<L, 1> d1;
+  // The stem rows' shared columns; their loads reach this far past a row.
+  const bool stem = !pool3d && !flat && !planar && kX == 3 && sX == 2 && a.kY <= 3;
+  L* carry = stem ? PoolScratch<L, 4>(PoolRoundUp(C, N)) : nullptr;
+  const size_t stemReach = rowElems - C + PoolRoundUp(C, N);
   for (size_t dy = a.begin; dy < a.end; ++dy) {
     const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, a.srcH);
+    if (stem && (wy.end - 1) * rowElems + stemReach <= srcTotal) {
+      const T* s = a.src + wy.begin * rowElems;
+      const size_t o = dy * rowOut;
+      const float hy = static_cast<float>(wy.Size());
+      if (wy.Size() == 3) {
+        PoolNhwcStemRow<Ops, 3>(d, s, rowElems, C, W, pX, dstW, hy, a.divisor, excludePad,
+                                dst + o, dstTotal - o, carry);
+      } else if (wy.Size() == 2) {
+        PoolNhwcStemRow<Ops, 2>(d, s, rowElems, C, W, pX, dstW, hy, a.divisor, excludePad,
+                                dst + o, dstTotal - o, carry);
+      } else {
+        PoolNhwcStemRow<Ops, 1>(d, s, rowElems, C, W, pX, dstW, hy, a.divisor, excludePad,
+                                dst + o, dstTotal - o, carry);
+      }
+      continue;
+    }
     if ((wy.end - 1) * rowElems + rowUp <= srcTotal) {  // every load inside src
       PoolRows<Ops>(d, a.src + wy.begin * rowElems, rowElems, wy.Size(), rowElems, row, false);
     } else {
@@ -673,16 +763,9 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     hn::StoreU(ident, d, row + rowElems);  // lanes past the row
     if (flat) {
       const size_t base = dy * rowOut;
-      const V area = hn::Set(d, static_cast<L>(wy.Size()));
-      PoolTaps<Ops>(
-          d, kX, rowOut, [&](size_t j, size_t k) { return hn::LoadU(d, R + j + k * C); },
-          [&](size_t j, V acc) {
-            if constexpr (!Cfg::isMax) {
-              acc = hn::Div(acc, excludePad ? hn::Mul(area, hn::LoadU(d, widths + j)) : divisor);
-            }
-            // Lanes past the row land on outputs written later.
-            PoolStoreDst<Ops>(d, acc, dst + base + j, dstTotal - (base + j));
-          });
+      PoolNhwcFlatRow<Ops>(d, R, C, kX, rowOut, static_cast<L>(wy.Size()),
+                           excludePad ? widths : nullptr, static_cast<L>(a.divisor), dst + base,
+                           dstTotal - base);
       continue;
     }
     if (planar) {
