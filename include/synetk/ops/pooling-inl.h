@@ -140,6 +140,7 @@ struct PoolOps<detail::PoolCfg<true, T, Format>> {
   static constexpr Encoding kEnc = ElementTraits<T>::kEncoding;
   using L = typename MaxLaneOf<kEnc>::type;
   static constexpr bool kOrderFree = true;  // Combine is associative and commutative
+  static constexpr bool kDivides = false;   // averages divide the sum by the window's area
 
   // Sign-magnitude 16-bit floats -> two's complement keys (negative values
   // get their magnitude bits flipped); the map is its own inverse.
@@ -179,6 +180,7 @@ template <typename T, class Format>
 struct PoolOps<detail::PoolCfg<false, T, Format>> {
   using L = float;
   static constexpr bool kOrderFree = false;  // fp32 sums: keep one order in every path
+  static constexpr bool kDivides = true;
   template <class D>
   static HWY_INLINE hn::Vec<D> Identity(D d) {
     return hn::Zero(d);
@@ -1200,6 +1202,80 @@ HWY_INLINE hn::Vec<D> PoolSlideUp1(D d, hn::Vec<D> v, hn::Vec<D> carry) {
 #endif
 }
 
+// One output row of PoolNchwHalfWidth: w2 outputs at out (of which `avail`
+// may be written) from vert(x), the vertical step at columns [x, x + N);
+// ahead(x) prefetches. kx3: windows of 3 columns (2k - 1 .. 2k + 1), else
+// 2 (2k, 2k + 1). Averages divide by div[k] (clipped areas) or divAll.
+template <class Ops, class D, typename T, class Vert, class Ahead>
+HWY_INLINE void PoolHalfWidthRow(D d, const Vert& vert, const Ahead& ahead, T* out, size_t avail,
+                                 size_t w2, bool kx3, const typename Ops::L* div,
+                                 typename Ops::L divAll) {
+  using V = hn::Vec<D>;
+  const size_t n = hn::Lanes(d);
+  V carry = Ops::Identity(d);  // column 2k - 1 of the chunk's first output k
+  size_t x = 0;
+  for (size_t k = 0; k < w2; k += n, x += 2 * n) {
+    ahead(x);
+#if HWY_TARGET == HWY_SCALAR
+    const V e = vert(x), od = vert(x + 1);
+#else
+    const V lo = vert(x), hi = vert(x + n);
+    const V e = hn::ConcatEven(d, hi, lo), od = hn::ConcatOdd(d, hi, lo);
+#endif
+    V acc;
+    if (kx3) {
+      const V prev = PoolSlideUp1(d, od, carry);
+      carry = od;
+      // Averages in the buffered paths' order, ((0 + prev) + e) + o.
+      acc = Ops::Combine(Ops::Combine(PoolStart<Ops>(d, prev), e), od);
+    } else {
+      acc = Ops::Combine(PoolStart<Ops>(d, e), od);
+    }
+    if constexpr (Ops::kDivides) {
+      acc = hn::Div(acc, div ? hn::LoadU(d, div + k) : hn::Set(d, divAll));
+    }
+    // Lanes past the row land on outputs written later.
+    PoolStoreDst<Ops>(d, acc, out + k, avail - k);
+  }
+}
+
+// `rows` consecutive output rows of one plane whose windows are kRows input
+// rows inside src, read directly: the first from s (pitch W, the next row's
+// rowStep further), written from out on (outStep apart; `avail` outputs may
+// be written from out). Out of line with everything by value: inlined into
+// the plane loop, the row reloaded a dozen captured values through their
+// references after every 8-bit store (u8 112-byte rows: 6 ns per row).
+template <class Ops, size_t kRows, class D, typename T>
+HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowStep, T* out,
+                                      size_t outStep, size_t avail, size_t rows, size_t w2,
+                                      bool kx3, const typename Ops::L* div,
+                                      typename Ops::L divAll) {
+  using V = hn::Vec<D>;
+  for (size_t r = 0; r < rows; ++r, s += rowStep, out += outStep, avail -= outStep) {
+    // The new rows of the output row after next (stride 2): the next row's
+    // were too close to cover L3 latency.
+    const T* const ahead = s + (kRows + 2) * pitch;
+    const T* const p0 = s;
+    PoolHalfWidthRow<Ops>(
+        d,
+        [p0, pitch, d](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+          const T* p = p0 + x;
+          V acc = PoolStart<Ops>(d, Ops::Load(d, p));
+          if (kRows >= 2) acc = Ops::Combine(acc, Ops::Load(d, p + pitch));
+          if (kRows >= 3) acc = Ops::Combine(acc, Ops::Load(d, p + 2 * pitch));
+          return acc;
+        },
+        [ahead, pitch, d](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+          const size_t n = hn::Lanes(d);
+          hwy::Prefetch(ahead + x);
+          hwy::Prefetch(ahead + x + n);
+          hwy::Prefetch(ahead + pitch + x);
+          hwy::Prefetch(ahead + pitch + x + n);
+        },
+        out, avail, w2, kx3, div, divAll);
+  }
+}
+
 inline bool PoolIsHalfWidth(size_t kX, size_t sX, size_t pX, size_t srcW, size_t dstW,
                             bool pool3d) {
   return !pool3d && sX == 2 && srcW == 2 * dstW && ((kX == 3 && pX == 1) || (kX == 2 && pX == 0));
@@ -1210,7 +1286,6 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using Ops = PoolOps<Cfg>;
   using L = typename Ops::L;
   using T = typename Cfg::Elem;
-  using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
   const size_t H = a.srcH, W = a.srcW, W2 = a.dstW;
   const size_t plane = H * W, srcTotal = a.srcC * plane;
@@ -1233,72 +1308,9 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       for (size_t i = a.dstH * W2; i < a.dstH * W2 + N; ++i) areas[i] = L(1);
     }
   }
-  const V ident = Ops::Identity(d);
   const T* const src = a.src;
   T* const dst = a.dst;
   const L divisor = static_cast<L>(a.divisor);
-  // Output row `o` (its plane's row dy) from vert(x) = the vertical step at
-  // columns [x, x + N); ahead(x) prefetches.
-  auto row = [&](size_t o, size_t dy, const auto& vert, const auto& ahead) HWY_ATTR
-                  SYNETK_LAMBDA_INLINE {
-    // Locals, not captures: 8-bit stores may alias anything reached through
-    // a reference, so captured values were reloaded after every store.
-    const size_t n = hn::Lanes(d), w2 = W2, avail = dstTotal - o;
-    const bool kx3 = left;
-    T* const out = dst + o;
-    const L* const div = areas ? areas + dy * W2 : nullptr;
-    const L divAll = divisor;
-    V carry = ident;  // column 2k - 1 of the chunk's first output k
-    size_t x = 0;
-    for (size_t k = 0; k < w2; k += n, x += 2 * n) {
-      ahead(x);
-#if HWY_TARGET == HWY_SCALAR
-      const V e = vert(x), od = vert(x + 1);
-#else
-      const V lo = vert(x), hi = vert(x + n);
-      const V e = hn::ConcatEven(d, hi, lo), od = hn::ConcatOdd(d, hi, lo);
-#endif
-      V acc;
-      if (kx3) {
-        const V prev = PoolSlideUp1(d, od, carry);
-        carry = od;
-        // Averages in the buffered paths' order, ((0 + prev) + e) + o.
-        acc = Ops::Combine(Ops::Combine(PoolStart<Ops>(d, prev), e), od);
-      } else {
-        acc = Ops::Combine(PoolStart<Ops>(d, e), od);
-      }
-      if constexpr (!Cfg::isMax) {
-        acc = hn::Div(acc, div ? hn::LoadU(d, div + k) : hn::Set(d, divAll));
-      }
-      // Lanes past the row land on outputs written later.
-      PoolStoreDst<Ops>(d, acc, out + k, avail - k);
-    }
-  };
-  // Output row o (its plane's row dy) straight from the kRows input rows at
-  // s, pitch W, whose `span` columns must be inside src.
-  auto direct = [&](auto rowsTag, const T* s, size_t o, size_t dy) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    constexpr size_t kRows = decltype(rowsTag)::value;
-    const size_t pitch = W;
-    // The new rows of the output row after next (stride 2): the next row's
-    // were too close to cover L3 latency.
-    const T* const ahead = s + (kRows + 2) * pitch;
-    row(
-        o, dy,
-        [s, pitch, d](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
-          const T* p = s + x;
-          V acc = PoolStart<Ops>(d, Ops::Load(d, p));
-          if (kRows >= 2) acc = Ops::Combine(acc, Ops::Load(d, p + pitch));
-          if (kRows >= 3) acc = Ops::Combine(acc, Ops::Load(d, p + 2 * pitch));
-          return acc;
-        },
-        [ahead, pitch, d](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
-          const size_t n = hn::Lanes(d);
-          hwy::Prefetch(ahead + x);
-          hwy::Prefetch(ahead + x + n);
-          hwy::Prefetch(ahead + pitch + x);
-          hwy::Prefetch(ahead + pitch + x + n);
-        });
-  };
   // Any row, its vertical step through the buffer (bounds-checked where a
   // load would leave src).
   auto buffered = [&](size_t dc, size_t dy) HWY_ATTR {
@@ -1306,10 +1318,32 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     PoolNchwColumns<Ops>(d, a, wc, dy, Vr, false);
     // Lanes from W on (up to `span`, read by the last chunk) only reach
     // outputs past the row.
-    row(
-        (dc * a.dstH + dy) * W2, dy,
-        [&](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE { return hn::LoadU(d, Vr + x); },
-        [](size_t) {});
+    const size_t o = (dc * a.dstH + dy) * W2;
+    const L* const vr = Vr;
+    PoolHalfWidthRow<Ops>(
+        d, [vr, d](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE { return hn::LoadU(d, vr + x); },
+        [](size_t) {}, dst + o, dstTotal - o, W2, left, areas ? areas + dy * W2 : nullptr,
+        divisor);
+  };
+  // An edge row (its window clipped by the plane or near the end of src):
+  // direct when its window has 2 or 3 rows whose loads stay inside src (the
+  // first row of 3x3 s2 p1 has 2), else through the buffer.
+  auto edge = [&](size_t dc, size_t dy) HWY_ATTR {
+    const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, H);
+    const size_t rows = wy.Size(), at = dc * plane + wy.begin * W;
+    const size_t o = (dc * a.dstH + dy) * W2;
+    const L* const div = areas ? areas + dy * W2 : nullptr;
+    if ((rows == 2 || rows == 3) && at + (rows - 1) * W + span <= srcTotal) {
+      if (rows == 3) {
+        PoolHalfWidthDirect<Ops, 3>(d, src + at, W, 0, dst + o, 0, dstTotal - o, 1, W2, left,
+                                    div, divisor);
+      } else {
+        PoolHalfWidthDirect<Ops, 2>(d, src + at, W, 0, dst + o, 0, dstTotal - o, 1, W2, left,
+                                    div, divisor);
+      }
+    } else {
+      buffered(dc, dy);
+    }
   };
   // Output rows [dyLo, dyHi) have windows of kY rows inside the plane.
   const size_t kY = a.kY, dstH = a.dstH;
@@ -1317,23 +1351,27 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const size_t dyHi = H + a.pY >= kY ? HWY_MIN(dstH, (H + a.pY - kY) / a.sY + 1) : 0;
   const bool interior = (kY == 2 || kY == 3) && dyLo < dyHi;
   const size_t rowStep = a.sY * W, firstRow = dyLo * a.sY - a.pY;
+  const size_t reach = (kY - 1) * W + span;  // from a window's first row
+  // Interior rows share one row of clipped areas (kY rows each).
+  const L* const areasInterior = areas && interior ? areas + dyLo * W2 : nullptr;
   for (size_t dc = a.begin; dc < a.end; ++dc) {
     size_t dy = 0;
     if (interior) {
-      for (; dy < dyLo; ++dy) buffered(dc, dy);
-      size_t at = dc * plane + firstRow * W, o = (dc * dstH + dyLo) * W2;
-      const size_t reach = (kY - 1) * W + span;  // from a window's first row
-      for (; dy < dyHi; ++dy, at += rowStep, o += W2) {
-        if (at + reach > srcTotal) {
-          buffered(dc, dy);
-        } else if (kY == 3) {
-          direct(std::integral_constant<size_t, 3>(), src + at, o, dy);
-        } else {
-          direct(std::integral_constant<size_t, 2>(), src + at, o, dy);
-        }
+      for (; dy < dyLo; ++dy) edge(dc, dy);
+      const size_t at = dc * plane + firstRow * W, o = (dc * dstH + dyLo) * W2;
+      // Rows whose loads stay inside src.
+      const size_t safe =
+          at + reach <= srcTotal ? HWY_MIN(dyHi - dyLo, (srcTotal - reach - at) / rowStep + 1) : 0;
+      if (kY == 3) {
+        PoolHalfWidthDirect<Ops, 3>(d, src + at, W, rowStep, dst + o, W2, dstTotal - o, safe, W2,
+                                    left, areasInterior, divisor);
+      } else {
+        PoolHalfWidthDirect<Ops, 2>(d, src + at, W, rowStep, dst + o, W2, dstTotal - o, safe, W2,
+                                    left, areasInterior, divisor);
       }
+      dy = dyLo + safe;
     }
-    for (; dy < dstH; ++dy) buffered(dc, dy);
+    for (; dy < dstH; ++dy) edge(dc, dy);
   }
 }
 
