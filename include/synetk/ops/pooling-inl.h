@@ -647,7 +647,9 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
     if (kRows >= 3) acc = Ops::Combine(acc, Ops::Load(d, p + 2 * rowElems));
     return acc;
   };
-  for (size_t dx = 0; dx < dstW; ++dx) {
+  // Any pixel: columns outside the row are the identity, the shared column
+  // goes through `carry`.
+  auto pixel = [&](size_t dx) HWY_ATTR SYNETK_LAMBDA_INLINE {
     const ptrdiff_t x0 = static_cast<ptrdiff_t>(2 * dx) - static_cast<ptrdiff_t>(pX);
     V div = hn::Set(d, static_cast<typename Ops::L>(divisor));
     if (!Ops::kOrderFree && excludePad) {
@@ -665,7 +667,39 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
       const size_t o = dx * C + c;
       PoolStoreDst<Ops>(d, acc, out + o, avail - o);
     }
+  };
+  // Pixels [a, b) (after the first) have all three columns inside the row.
+  const size_t a = HWY_MAX(size_t{1}, (pX + 1) / 2);
+  const size_t b = HWY_MAX(a, HWY_MIN(dstW, W + pX >= 1 ? (W + pX - 1) / 2 : 0));
+  size_t dx = 0;
+  for (; dx < HWY_MIN(a, dstW); ++dx) pixel(dx);
+  if (C <= N && dx < b) {
+    // One vector of channels: the shared column stays in a register
+    // (through `carry`, the u8 64-channel stem took 5 ns per pixel; with
+    // two to four registers, 16-bit keys and fp32 spilled and lost).
+    V k = hn::LoadU(d, carry);
+    const V div = hn::Set(d, static_cast<typename Ops::L>(excludePad ? hy * 3.0f : divisor));
+    const size_t pitch = rowElems;
+    for (; dx < b; ++dx) {
+      const T* q = s + (2 * dx - pX + 1) * C;
+      V v1 = PoolStart<Ops>(d, Ops::Load(d, q));
+      V v2 = PoolStart<Ops>(d, Ops::Load(d, q + C));
+      if (kRows >= 2) {
+        v1 = Ops::Combine(v1, Ops::Load(d, q + pitch));
+        v2 = Ops::Combine(v2, Ops::Load(d, q + C + pitch));
+      }
+      if (kRows >= 3) {
+        v1 = Ops::Combine(v1, Ops::Load(d, q + 2 * pitch));
+        v2 = Ops::Combine(v2, Ops::Load(d, q + C + 2 * pitch));
+      }
+      V acc = Ops::Combine(Ops::Combine(k, v1), v2);
+      k = v2;
+      if constexpr (!Ops::kOrderFree) acc = hn::Div(acc, div);
+      PoolStoreDst<Ops>(d, acc, out + dx * C, avail - dx * C);
+    }
+    hn::StoreU(k, d, carry);
   }
+  for (; dx < dstW; ++dx) pixel(dx);
 }
 
 template <class Cfg, class D>
