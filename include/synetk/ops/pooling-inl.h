@@ -630,7 +630,7 @@ HWY_NOINLINE void PoolNhwcFlatRow(D d, const typename Ops::L* HWY_RESTRICT R, si
 // PoolRows computes them); adjacent outputs share a column, which `carry`
 // keeps per channel. Columns outside the row are the identity element (+0
 // or the lowest key: the same sums and maxima as leaving them out).
-template <class Ops, size_t kRows, class D, typename T>
+template <class Ops, size_t kRows, bool kOneVector, class D, typename T>
 HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems, size_t C,
                                   size_t W, size_t pX, size_t dstW, float hy, float divisor,
                                   bool excludePad, T* HWY_RESTRICT out, size_t avail,
@@ -668,15 +668,21 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
       PoolStoreDst<Ops>(d, acc, out + o, avail - o);
     }
   };
+  if constexpr (!kOneVector) {
+    for (size_t dx = 0; dx < dstW; ++dx) pixel(dx);
+    return;
+  }
   // Pixels [a, b) (after the first) have all three columns inside the row.
   const size_t a = HWY_MAX(size_t{1}, (pX + 1) / 2);
   const size_t b = HWY_MAX(a, HWY_MIN(dstW, W + pX >= 1 ? (W + pX - 1) / 2 : 0));
   size_t dx = 0;
   for (; dx < HWY_MIN(a, dstW); ++dx) pixel(dx);
-  if (C <= N && dx < b) {
+  if (dx < b) {
     // One vector of channels: the shared column stays in a register
     // (through `carry`, the u8 64-channel stem took 5 ns per pixel; with
-    // two to four registers, 16-bit keys and fp32 spilled and lost).
+    // two to four registers, 16-bit keys and fp32 spilled and lost). Its
+    // own instance: added to the generic loop's, it slowed that loop
+    // (f16 64 channels: 41 -> 49 us).
     V k = hn::LoadU(d, carry);
     const V div = hn::Set(d, static_cast<typename Ops::L>(excludePad ? hy * 3.0f : divisor));
     const size_t pitch = rowElems;
@@ -772,15 +778,18 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       const T* s = a.src + wy.begin * rowElems;
       const size_t o = dy * rowOut;
       const float hy = static_cast<float>(wy.Size());
-      if (wy.Size() == 3) {
-        PoolNhwcStemRow<Ops, 3>(d, s, rowElems, C, W, pX, dstW, hy, a.divisor, excludePad,
-                                dst + o, dstTotal - o, carry);
+      if (wy.Size() == 3 && C <= N) {
+        PoolNhwcStemRow<Ops, 3, true>(d, s, rowElems, C, W, pX, dstW, hy, a.divisor,
+                                      excludePad, dst + o, dstTotal - o, carry);
+      } else if (wy.Size() == 3) {
+        PoolNhwcStemRow<Ops, 3, false>(d, s, rowElems, C, W, pX, dstW, hy, a.divisor,
+                                       excludePad, dst + o, dstTotal - o, carry);
       } else if (wy.Size() == 2) {
-        PoolNhwcStemRow<Ops, 2>(d, s, rowElems, C, W, pX, dstW, hy, a.divisor, excludePad,
-                                dst + o, dstTotal - o, carry);
+        PoolNhwcStemRow<Ops, 2, false>(d, s, rowElems, C, W, pX, dstW, hy, a.divisor,
+                                       excludePad, dst + o, dstTotal - o, carry);
       } else {
-        PoolNhwcStemRow<Ops, 1>(d, s, rowElems, C, W, pX, dstW, hy, a.divisor, excludePad,
-                                dst + o, dstTotal - o, carry);
+        PoolNhwcStemRow<Ops, 1, false>(d, s, rowElems, C, W, pX, dstW, hy, a.divisor,
+                                       excludePad, dst + o, dstTotal - o, carry);
       }
       continue;
     }
