@@ -195,24 +195,50 @@ HWY_INLINE void StoreQ(DI di, hn::Vec<DI> r, Q* HWY_RESTRICT p) {
     hn::StoreU(hn::DemoteTo(dq, r), dq, p);
   }
 }
-constexpr bool kStoreQ4Saturates = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
+// Every x86 target but SCALAR/EMU128 narrows StoreQ4's full vectors with
+// saturating packs.
+#undef SYNETK_QUANT_X86_PACKS
+#if HWY_ARCH_X86 && (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || \
+                     HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3)
+#define SYNETK_QUANT_X86_PACKS 1
+#else
+#define SYNETK_QUANT_X86_PACKS 0
+#endif
+constexpr bool kStoreQ4Saturates = SYNETK_QUANT_X86_PACKS;
 
-// Four vectors at once: 4*Lanes(di) elements at p. On AVX-512 two 32->16
-// packs, one 16->8 pack and one dword permute replace four narrowings (two
-// shuffles each) and four 16-byte stores.
+// Four vectors at once: 4*Lanes(di) elements at p. On x86 two 32->16 packs,
+// one 16->8 pack (and on AVX2/AVX-512 one dword permute) replace four
+// narrowings (two shuffles each) and four partial stores.
 template <typename Q, class DI>
 HWY_INLINE void StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, hn::Vec<DI> r3,
                         Q* HWY_RESTRICT p) {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  [[maybe_unused]] constexpr bool kU8 = ElementTraits<Q>::kEncoding == Encoding::kUint8;
+#if SYNETK_QUANT_X86_PACKS && (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL)
   if constexpr (sizeof(hn::Vec<DI>) == 64) {  // full 512-bit vectors
     const __m512i ab = _mm512_packs_epi32(r0.raw, r1.raw);  // per 128-bit block
     const __m512i cd = _mm512_packs_epi32(r2.raw, r3.raw);
-    const __m512i bytes = ElementTraits<Q>::kEncoding == Encoding::kUint8
-                              ? _mm512_packus_epi16(ab, cd)
-                              : _mm512_packs_epi16(ab, cd);
+    const __m512i bytes = kU8 ? _mm512_packus_epi16(ab, cd) : _mm512_packs_epi16(ab, cd);
     // Block k holds dwords (r0, r1, r2, r3)[4k..4k+3]: gather them in order.
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     _mm512_storeu_si512(p, _mm512_permutexvar_epi32(order, bytes));
+    return;
+  }
+#elif SYNETK_QUANT_X86_PACKS && HWY_TARGET == HWY_AVX2
+  if constexpr (sizeof(hn::Vec<DI>) == 32) {
+    const __m256i ab = _mm256_packs_epi32(r0.raw, r1.raw);  // per 128-bit block
+    const __m256i cd = _mm256_packs_epi32(r2.raw, r3.raw);
+    const __m256i bytes = kU8 ? _mm256_packus_epi16(ab, cd) : _mm256_packs_epi16(ab, cd);
+    // Block k holds dwords (r0, r1, r2, r3)[4k..4k+3].
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_permutevar8x32_epi32(bytes, order));
+    return;
+  }
+#elif SYNETK_QUANT_X86_PACKS
+  if constexpr (sizeof(hn::Vec<DI>) == 16 && hn::MaxLanes(DI()) == 4) {  // one block: in order
+    const __m128i ab = _mm_packs_epi32(r0.raw, r1.raw);
+    const __m128i cd = _mm_packs_epi32(r2.raw, r3.raw);
+    const __m128i bytes = kU8 ? _mm_packus_epi16(ab, cd) : _mm_packs_epi16(ab, cd);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), bytes);
     return;
   }
 #endif
@@ -295,22 +321,26 @@ struct FixedPlan {
   int s = 0;
 };
 
-// Minimum row length for which planning (a few thousand scalar operations)
-// pays off.
+// Minimum row length for which planning pays off.
 constexpr size_t kPlanMinBytes = 2048;
 
-HWY_INLINE FixedPlan PlanRequant(const RequantParams& r, const QuantizeParams& q) {
+HWY_INLINE void FixedRow(const uint8_t* src, size_t n, const FixedPlan& p, uint8_t* dst);
+
+// The map comes from the fp32 path's own vector code; for each candidate
+// (M, s) the range of B that puts every y on its byte is two vector
+// reductions over the 256 inputs (in int32 lanes, where x << 7 times M is
+// exact: MulHigh's floor is the arithmetic shift), and the plan is then run
+// through FixedRow itself on all 256 bytes before it is trusted.
+template <class DF>
+HWY_INLINE FixedPlan PlanRequant(DF df, const RequantParams& r, const QuantizeParams& q) {
   FixedPlan plan;
-  uint8_t table[256];
-  for (int x = 0; x < 256; ++x) {  // the fp32 formula, as the vector path does it
-    float t = static_cast<float>(x + r.bias);
-    t = t * r.norm;
-    t = t * r.scale;
-    t = t < q.lo ? q.lo : (t > q.hi ? q.hi : t);
-    table[x] = static_cast<uint8_t>(static_cast<int32_t>(std::nearbyint(t)) + (kMagicBits - q.offset));
-  }
   const double a = static_cast<double>(r.norm) * static_cast<double>(r.scale);
   if (!(std::fabs(a) > 1e-6 && std::fabs(a) < 32.0)) return plan;
+  const uint8_t* const bytes = detail::kByteIdentity.t;
+  HWY_ALIGN uint8_t table[256];
+  RequantRow(df, bytes, 256, r, q, table);
+  const hn::RebindToSigned<DF> di;
+  const size_t N = hn::Lanes(di);
   int sMax = 0;
   while (sMax < 14 && std::fabs(a) * 512.0 * static_cast<double>(int64_t{1} << (sMax + 1)) <= 32767.0) ++sMax;
   for (int tries = 0; tries < 9; ++tries) {
@@ -319,50 +349,87 @@ HWY_INLINE FixedPlan PlanRequant(const RequantParams& r, const QuantizeParams& q
     const double m = std::nearbyint(a * 512.0 * static_cast<double>(int64_t{1} << sh)) +
                      (tries % 3 == 1 ? -1.0 : tries % 3 == 2 ? 1.0 : 0.0);
     if (std::fabs(m) > 32767.0) continue;
-    const int32_t M = static_cast<int32_t>(m);
-    const int64_t one = int64_t{1} << sh;
-    int64_t lo = -(int64_t{1} << 40), hi = int64_t{1} << 40;
-    int32_t g[256], gmin = INT32_MAX, gmax = INT32_MIN;
-    for (int x = 0; x < 256; ++x) {
-      g[x] = static_cast<int32_t>((static_cast<int64_t>(x << 7) * M) >> 16);  // floor
-      gmin = g[x] < gmin ? g[x] : gmin;
-      gmax = g[x] > gmax ? g[x] : gmax;
-      const int64_t t = table[x];
-      if (t > 0 && t * one - g[x] > lo) lo = t * one - g[x];
-      if (t < 255 && (t + 1) * one - 1 - g[x] < hi) hi = (t + 1) * one - 1 - g[x];
+    const auto M = hn::Set(di, static_cast<int32_t>(m));
+    const auto zero = hn::Zero(di), top = hn::Set(di, 255);
+    const auto below = hn::Set(di, (int32_t{1} << sh) - 1);
+    auto lo = hn::Set(di, INT32_MIN), hi = hn::Set(di, INT32_MAX);
+    auto gMin = hi, gMax = lo;
+    for (size_t x = 0; x < 256; x += N) {
+      const auto g = hn::ShiftRight<16>(hn::Mul(hn::ShiftLeft<7>(LoadQ(di, bytes + x)), M));
+      const auto t = LoadQ(di, table + x);
+      const auto ts = hn::ShiftLeftSame(t, sh);
+      // t << s <= g + B (unless t is 0), g + B <= (t << s) + 2^s - 1 (unless 255).
+      lo = hn::Max(lo, hn::IfThenElse(hn::Gt(t, zero), hn::Sub(ts, g), lo));
+      hi = hn::Min(hi, hn::IfThenElse(hn::Lt(t, top), hn::Sub(hn::Add(ts, below), g), hi));
+      gMin = hn::Min(gMin, g);
+      gMax = hn::Max(gMax, g);
     }
     // g + B must stay in int16.
-    if (-32768 - gmin > lo) lo = -32768 - gmin;
-    if (32767 - gmax < hi) hi = 32767 - gmax;
-    if (lo > hi) continue;
-    const int32_t B = static_cast<int32_t>(lo);
-    bool same = true;
-    for (int x = 0; x < 256 && same; ++x) {
-      int32_t y = (g[x] + B) >> sh;
-      y = y < 0 ? 0 : (y > 255 ? 255 : y);
-      same = y == table[x];
-    }
-    if (!same) continue;
-    plan.fast = true;
-    plan.M = static_cast<int16_t>(M);
-    plan.B = static_cast<int16_t>(B);
-    plan.s = sh;
-    return plan;
+    const int64_t bLo = HWY_MAX(int64_t{hn::GetLane(hn::MaxOfLanes(di, lo))},
+                                int64_t{-32768} - hn::GetLane(hn::MinOfLanes(di, gMin)));
+    const int64_t bHi = HWY_MIN(int64_t{hn::GetLane(hn::MinOfLanes(di, hi))},
+                                int64_t{32767} - hn::GetLane(hn::MaxOfLanes(di, gMax)));
+    if (bLo > bHi) continue;
+    FixedPlan candidate;
+    candidate.fast = true;
+    candidate.M = static_cast<int16_t>(m);
+    candidate.B = static_cast<int16_t>(bLo);
+    candidate.s = sh;
+    HWY_ALIGN uint8_t check[256];
+    FixedRow(bytes, 256, candidate, check);
+    if (std::memcmp(check, table, 256) == 0) return candidate;
   }
   return plan;
 }
 
+// x7: the input bytes shifted left by 7.
 template <class D16>
-HWY_INLINE hn::Vec<D16> FixedRequant(D16 d16, hn::Vec<D16> x, const FixedPlan& p) {
-  const auto g = hn::MulHigh(hn::ShiftLeft<7>(x), hn::Set(d16, p.M));
+HWY_INLINE hn::Vec<D16> FixedRequant7(D16 d16, hn::Vec<D16> x7, const FixedPlan& p) {
+  const auto g = hn::MulHigh(x7, hn::Set(d16, p.M));
   return hn::ShiftRightSame(hn::Add(g, hn::Set(d16, p.B)), p.s);
 }
+template <class D16>
+HWY_INLINE hn::Vec<D16> FixedRequant(D16 d16, hn::Vec<D16> x, const FixedPlan& p) {
+  return FixedRequant7(d16, hn::ShiftLeft<7>(x), p);
+}
+
+#if SYNETK_QUANT_X86_PACKS
+// x86: a full vector of bytes per step without crossing 128-bit blocks.
+// Interleaving zero bytes below each block's low and high halves gives x << 8
+// in 16-bit lanes, and the saturating pack of the two results (per block,
+// low half's first) puts every byte back in place: no lane-crossing
+// widening and narrowing (on AVX2 a third of the work).
+HWY_INLINE hn::Vec<hn::ScalableTag<uint8_t>> FixedBlockBytes(
+    hn::Vec<hn::ScalableTag<uint8_t>> x, const FixedPlan& p) {
+  const hn::ScalableTag<uint8_t> d8;
+  const hn::RepartitionToWide<decltype(d8)> du16;
+  const hn::RebindToSigned<decltype(du16)> d16;
+  const auto zero = hn::Zero(d8);
+  const auto lo = FixedRequant7(
+      d16, hn::BitCast(d16, hn::ShiftRight<1>(hn::BitCast(du16, hn::InterleaveLower(d8, zero, x)))), p);
+  const auto hi = FixedRequant7(
+      d16, hn::BitCast(d16, hn::ShiftRight<1>(hn::BitCast(du16, hn::InterleaveUpper(d8, zero, x)))), p);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  return hn::Vec<decltype(d8)>{_mm512_packus_epi16(lo.raw, hi.raw)};
+#elif HWY_TARGET == HWY_AVX2
+  return hn::Vec<decltype(d8)>{_mm256_packus_epi16(lo.raw, hi.raw)};
+#else
+  return hn::Vec<decltype(d8)>{_mm_packus_epi16(lo.raw, hi.raw)};
+#endif
+}
+#endif
 
 HWY_INLINE void FixedRow(const uint8_t* src, size_t n, const FixedPlan& p, uint8_t* dst) {
   const hn::ScalableTag<int16_t> d16;
   const hn::Rebind<uint8_t, decltype(d16)> d8;
   const size_t N = hn::Lanes(d16);
   size_t i = 0;
+#if SYNETK_QUANT_X86_PACKS
+  const hn::ScalableTag<uint8_t> dbytes;
+  for (; i + 2 * N <= n; i += 2 * N) {
+    hn::StoreU(FixedBlockBytes(hn::LoadU(dbytes, src + i), p), dbytes, dst + i);
+  }
+#endif
   for (; i + 2 * N <= n; i += 2 * N) {
     const auto y0 = FixedRequant(d16, hn::PromoteTo(d16, hn::LoadU(d8, src + i)), p);
     const auto y1 = FixedRequant(d16, hn::PromoteTo(d16, hn::LoadU(d8, src + i + N)), p);
@@ -409,7 +476,7 @@ HWY_INLINE void PrepareRequant(DF df, const RequantParams& r, const QuantizePara
     RequantRow(df, detail::kByteIdentity.t, 256, r, q, op.map.t);  // the fp32 path's own bytes
     op.table = true;
   } else {
-    if (bytes >= kPlanMinBytes) op.plan = PlanRequant(r, q);
+    if (bytes >= kPlanMinBytes) op.plan = PlanRequant(df, r, q);
   }
 }
 
@@ -659,6 +726,41 @@ HWY_INLINE void ScaleNchwTables(const detail::ScaleArgs& a, const ScaleParams& k
   }
 }
 
+// NCHW without byte tables: each channel's row in the per-byte fp32 formula,
+// four vectors per step (the only store that may leave the clamping to
+// saturation: kClamp4).
+template <bool kHasBias, bool kNaN, bool kClamp4>
+HWY_INLINE void ScaleNchwRows(const detail::ScaleArgs& a, const ScaleParams& k,
+                              const QuantizeParams& q) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const size_t N = hn::Lanes(df);
+  // Locals: stores through dst (uint8_t) could alias the fields of a.
+  const float* const scale = a.scale;
+  const float* const bias = a.bias;
+  const size_t C = a.channels, S = a.spatial, len = a.sEnd - a.sBegin;
+  const uint8_t* const src0 = a.src + a.sBegin;
+  uint8_t* const dst0 = a.dst + a.sBegin;
+  for (size_t c = 0; c < C; ++c) {
+    const auto sc = hn::Set(df, scale[c]);
+    const auto bi = hn::Set(df, kHasBias ? bias[c] : 0.0f);
+    const uint8_t* src = src0 + c * S;
+    uint8_t* dst = dst0 + c * S;
+    const auto at = [&](size_t s) HWY_ATTR {
+      return ScaleValues<kHasBias, kNaN, kClamp4>(df, LoadQ(di, src + s), sc, bi, k, q);
+    };
+    size_t s = 0;
+    for (; s + 4 * N <= len; s += 4 * N) {
+      StoreQ4(di, at(s), at(s + N), at(s + 2 * N), at(s + 3 * N), dst + s);
+    }
+    for (; s < len; s += N) {
+      const size_t count = len - s < N ? len - s : N;
+      const auto r = ScaleValues<kHasBias, kNaN>(df, LoadQRun(di, src + s, count), sc, bi, k, q);
+      StoreQRun(di, r, dst + s, count);
+    }
+  }
+}
+
 // NHWC: each lane has its own channel's scale and bias, so no byte table
 // applies; four vectors (4*Lanes bytes) per step share one narrowing store,
 // the only store that may leave the clamping to saturation (kClamp4).
@@ -706,44 +808,18 @@ HWY_INLINE void ScaleNhwc(const detail::ScaleArgs& a, const ScaleParams& k,
 template <class Cfg>
 void ScaleKernel(const detail::ScaleArgs& a) {
   constexpr bool kBias = Cfg::hasBias;
-  using D = hn::ScalableTag<float>;
-  const D df;
-  const hn::RebindToSigned<D> di;
-  const size_t N = hn::Lanes(df);
   const QuantizeParams q = MakeQuantize(a.dstZero, 0, 255);
-  // Locals: stores through dst (uint8_t) could alias the fields of a.
   const ScaleParams k{a.srcZero, a.srcScale, a.invDstScale};
-  const float* const scale = a.scale;
-  const float* const bias = a.bias;
-  const uint8_t* const src0 = a.src;
-  uint8_t* const dst0 = a.dst;
-  const size_t C = a.channels, S = a.spatial, sBegin = a.sBegin, sEnd = a.sEnd;
   if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
-    const size_t len = sEnd - sBegin;
-    if (kByteLookup && len >= kTableMinBytes) {
+    if (kByteLookup && a.sEnd - a.sBegin >= kTableMinBytes) {
       WithScaleMode(ScaleModeFor<kBias>(a, k), [&](auto nan, auto clamp) HWY_ATTR {
         ScaleNchwTables<kBias, decltype(nan)::value, decltype(clamp)::value>(a, k, q);
       });
       return;
     }
-    for (size_t c = 0; c < C; ++c) {
-      const auto sc = hn::Set(df, scale[c]);
-      const auto bi = hn::Set(df, kBias ? bias[c] : 0.0f);
-      const uint8_t* src = src0 + c * S + sBegin;
-      uint8_t* dst = dst0 + c * S + sBegin;
-      size_t s = 0;
-      for (; s + 2 * N <= len; s += 2 * N) {
-        const auto r0 = ScaleValues<kBias>(df, LoadQ(di, src + s), sc, bi, k, q);
-        const auto r1 = ScaleValues<kBias>(df, LoadQ(di, src + s + N), sc, bi, k, q);
-        StoreQ(di, r0, dst + s);
-        StoreQ(di, r1, dst + s + N);
-      }
-      for (; s < len; s += N) {
-        const size_t count = len - s < N ? len - s : N;
-        const auto r = ScaleValues<kBias>(df, LoadQRun(di, src + s, count), sc, bi, k, q);
-        StoreQRun(di, r, dst + s, count);
-      }
-    }
+    WithScaleMode(ScaleModeFor<kBias>(a, k), [&](auto nan, auto clamp) HWY_ATTR {
+      ScaleNchwRows<kBias, decltype(nan)::value, decltype(clamp)::value>(a, k, q);
+    });
   } else {
     WithScaleMode(ScaleModeFor<kBias>(a, k), [&](auto nan, auto clamp) HWY_ATTR {
       ScaleNhwc<kBias, decltype(nan)::value, decltype(clamp)::value>(a, k, q);
