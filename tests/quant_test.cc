@@ -259,6 +259,22 @@ TEST_CASE("QuantizedConcat matches the reference on every target", "[quant]") {
     CheckConcat(2, 41, {32, 16}, {-7, -200}, {0.031f, 0.012f}, 1.0f / 0.05f, 9);
     CheckConcat(3, 151, {8, 4, 6}, {0, -255, -77}, {0.02f, 0.5f, 0.013f}, 1.0f / 0.03f, 250);
     CheckConcat(2, 601, {1, 2}, {-1, -128}, {0.7f, 0.01f}, 3.0f, 128);
+    // Inputs in groups of 8 and blocks in bands of about 16 KiB of output:
+    // 11 inputs (two groups), 700 blocks (several bands), long enough per
+    // input for the fixed-point path; and the 64x56x56 NHWC concat of two
+    // 32-channel halves.
+    {
+      std::vector<size_t> size;
+      std::vector<int32_t> bias;
+      std::vector<float> norm;
+      for (size_t s = 0; s < 11; ++s) {
+        size.push_back(s % 4 == 0 ? 32 : 3 + s * 5);
+        bias.push_back(-RandomInt(0, 255));
+        norm.push_back(RandomFloat(0.01f, 0.1f));
+      }
+      CheckConcat(11, 700, size, bias, norm, 1.0f / 0.047f, 33);
+    }
+    CheckConcat(2, 56 * 56, {32, 32}, {-12, -130}, {0.0213f, 0.0347f}, 1.0f / 0.0419f, 5);
     // Realistic: two 32-channel NHWC-free blocks per image (num = 1).
     CheckConcat(2, 1, {32 * 56 * 56, 32 * 56 * 56}, {-120, -3}, {0.021f, 0.034f}, 1.0f / 0.04f, 117);
   });

@@ -583,16 +583,38 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
 }
 
 // ---- QuantizedConcat -----------------------------------------------------------
+// Inputs go in groups of up to kConcatGroup, each group in bands of blocks of
+// about kConcatBand output bytes: the group's pieces of a band's dst blocks are
+// all written while those lines are in L1. (Input by input over all blocks,
+// the second 32-channel half of each 64-byte NHWC pixel met its line back in
+// L2: AVX2, 64x56x56, 19 us against 15 us in bands.)
+constexpr size_t kConcatGroup = 8;
+constexpr size_t kConcatBand = 16384;
+
 template <class Cfg>
 void ConcatKernel(const detail::ConcatArgs& a) {
   const hn::ScalableTag<float> df;
   const QuantizeParams q = MakeQuantize(a.zero, 0, 255);
-  for (size_t s = 0, offset = 0; s < a.count; offset += a.size[s], ++s) {
-    const size_t n = a.size[s];
-    RowRequant op;
-    PrepareRequant(df, RequantParams{a.bias[s], a.norm[s], a.scale}, q, n * (a.end - a.begin), op);
-    RequantRowsWith(df, op, a.src[s] + a.begin * n, n, n, a.end - a.begin,
-                    a.dst + a.begin * a.total + offset, a.total);
+  const size_t blocks = a.end - a.begin, total = a.total;
+  RowRequant ops[kConcatGroup];
+  for (size_t s0 = 0, offset0 = 0; s0 < a.count; s0 += kConcatGroup) {
+    const size_t group = HWY_MIN(kConcatGroup, a.count - s0);
+    size_t width = 0;  // the group's bytes per block
+    for (size_t j = 0; j < group; ++j) {
+      const size_t s = s0 + j, n = a.size[s];
+      PrepareRequant(df, RequantParams{a.bias[s], a.norm[s], a.scale}, q, n * blocks, ops[j]);
+      width += n;
+    }
+    const size_t band = HWY_MAX(size_t{1}, kConcatBand / width);
+    for (size_t b = a.begin; b < a.end; b += band) {
+      const size_t rows = HWY_MIN(band, a.end - b);
+      for (size_t j = 0, offset = offset0; j < group; offset += a.size[s0 + j], ++j) {
+        const size_t n = a.size[s0 + j];
+        RequantRowsWith(df, ops[j], a.src[s0 + j] + b * n, n, n, rows, a.dst + b * total + offset,
+                        total);
+      }
+    }
+    offset0 += width;
   }
 }
 
