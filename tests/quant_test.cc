@@ -12,6 +12,7 @@
 
 #include <climits>
 #include <limits>
+#include <utility>
 
 namespace {
 
@@ -432,6 +433,21 @@ TEST_CASE("QuantizedShuffle matches the reference on every target", "[quant]") {
       }
       for (size_t S : EdgeSizes()) CheckShuffle(MakeShuffle(type, 4, 10, S));
       CheckShuffle(MakeShuffle(type, 32, 48, 28 * 28));  // realistic
+      // Pixels in whole 32-byte chunks, inputs long enough for fixed point
+      // (AVX2 moves such chunks straight to their places): equal halves, an
+      // uneven type-1 split inside a chunk (C0/2 = 48), and the benchmark's
+      // parameters, whose maps have fixed-point plans.
+      for (auto [c0, c1] : {std::pair<size_t, size_t>{32, 32}, {64, 128}, {96, 32}}) {
+        CheckShuffle(MakeShuffle(type, c0, c1, 100));
+        ShuffleCase t = MakeShuffle(type, c0, c1, 77);
+        t.bias0 = -12;
+        t.bias1 = -200;
+        t.norm0 = 0.0213f;
+        t.norm1 = 0.0347f;
+        t.scale = 1.0f / 0.0419f;
+        t.zero = 9;
+        CheckShuffle(t);
+      }
       // Pixels wider than the kernels' staging buffer (4096 bytes).
       CheckShuffle(MakeShuffle(type, 4098, 4102, 2));
       CheckShuffle(MakeShuffle(type, 8, 8200, 3));

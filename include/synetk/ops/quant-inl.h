@@ -981,6 +981,70 @@ HWY_INLINE void InterleaveNhwc(DF df, const detail::ShuffleArgs& a, const RowReq
   }
 }
 
+#if HWY_TARGET == HWY_AVX2
+// NHWC in one pass on AVX2, for pixels in whole 32-byte chunks whose inputs
+// both have fixed-point plans: each requantized chunk stays in a register and
+// reaches its output places by one byte shuffle or unpack and one qword
+// permute, pixel by pixel for both inputs (no staging buffer, no run copies,
+// and each output pixel's lines are written while in L1). Returns false where
+// it does not apply.
+template <int kType>
+HWY_INLINE bool ShuffleNhwcChunks(const detail::ShuffleArgs& a, const RowRequant& op0,
+                                  const RowRequant& op1) {
+  const size_t C0 = a.srcC0, C1 = a.srcC1, S = a.spatial, Ch = (C0 + C1) / 2;
+  if (!op0.plan.fast || !op1.plan.fast) return false;
+  const hn::ScalableTag<uint8_t> d8;
+  const FixedPlan p0 = op0.plan, p1 = op1.plan;
+  const uint8_t* const src0 = a.src0;
+  const uint8_t* const src1 = a.src1;
+  uint8_t* const dst0 = a.dst0;
+  uint8_t* const dst1 = a.dst1;
+  const auto store16 = [](uint8_t* p, __m128i v) HWY_ATTR {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
+  };
+  if constexpr (kType == 0) {
+    // Chunk c of an input pixel: its even bytes go to dst0, its odd ones to
+    // dst1, both at the pixel's offset + c/2.
+    if (C0 % 32 != 0 || C1 % 32 != 0) return false;
+    // Per 128-bit block: the even bytes low, the odd ones high; then qwords
+    // (0, 2, 1, 3): 16 even bytes, 16 odd bytes.
+    const __m256i split = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15,
+                                           0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    const auto part = [&](const uint8_t* in, const FixedPlan& p, size_t o) HWY_ATTR {
+      const auto y = FixedBlockBytes(hn::LoadU(d8, in), p);
+      const __m256i q = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(y.raw, split), 0xD8);
+      store16(dst0 + o, _mm256_castsi256_si128(q));
+      store16(dst1 + o, _mm256_extracti128_si256(q, 1));
+    };
+    for (size_t s = 0; s < S; ++s) {
+      for (size_t c = 0; c < C0; c += 32) part(src0 + s * C0 + c, p0, s * Ch + c / 2);
+      for (size_t c = 0; c < C1; c += 32) part(src1 + s * C1 + c, p1, s * Ch + C0 / 2 + c / 2);
+    }
+  } else {
+    // Chunk c of both inputs: pairs c .. c+15 and c+16 .. c+31 of
+    // Y = interleave(src0, src1), each wholly in dst0 (pairs below C0/2) or dst1.
+    const size_t h0 = C0 / 2;
+    if (Ch % 32 != 0 || h0 % 16 != 0) return false;
+    const auto at = [&](size_t s, size_t k) HWY_ATTR {
+      return k < h0 ? dst0 + s * C0 + 2 * k : dst1 + s * C1 + 2 * (k - h0);
+    };
+    for (size_t s = 0; s < S; ++s) {
+      for (size_t c = 0; c < Ch; c += 32) {
+        const auto x = FixedBlockBytes(hn::LoadU(d8, src0 + s * Ch + c), p0);
+        const auto y = FixedBlockBytes(hn::LoadU(d8, src1 + s * Ch + c), p1);
+        // Qwords (0, 2, 1, 3): bytes 0-7 and 16-23 in block 0, 8-15 and 24-31 in block 1.
+        const __m256i xp = _mm256_permute4x64_epi64(x.raw, 0xD8);
+        const __m256i yp = _mm256_permute4x64_epi64(y.raw, 0xD8);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(at(s, c)), _mm256_unpacklo_epi8(xp, yp));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(at(s, c + 16)),
+                            _mm256_unpackhi_epi8(xp, yp));
+      }
+    }
+  }
+  return true;
+}
+#endif
+
 #if HWY_TARGET == HWY_AVX3_DL
 // NHWC in one pass (VBMI): the requantized bytes stay in registers and a
 // two-source byte permute moves them to their output places, instead of
@@ -1169,6 +1233,8 @@ void ShuffleKernel(const detail::ShuffleArgs& whole) {
   } else {
 #if HWY_TARGET == HWY_AVX3_DL
     if (ShuffleNhwcOnePass<Cfg::type>(a, op0, op1)) return;
+#elif HWY_TARGET == HWY_AVX2
+    if (ShuffleNhwcChunks<Cfg::type>(a, op0, op1)) return;
 #endif
     if constexpr (Cfg::type == 0) {
       SplitNhwc(df, a.src0, C0, len, op0, a.dst0, a.dst1, Ch, 0);
