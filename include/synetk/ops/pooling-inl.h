@@ -638,14 +638,18 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
   const V ident = Ops::Identity(d);
+  // The vertical step of the column at p (inside the row).
+  const size_t pitch = rowElems;
+  auto colAt = [d, pitch](const T* p) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    V acc = PoolStart<Ops>(d, Ops::Load(d, p));
+    if (kRows >= 2) acc = Ops::Combine(acc, Ops::Load(d, p + pitch));
+    if (kRows >= 3) acc = Ops::Combine(acc, Ops::Load(d, p + 2 * pitch));
+    return acc;
+  };
   // The vertical step of input column x (may be outside [0, W)), lanes c..
   auto col = [&](ptrdiff_t x, size_t c) HWY_ATTR SYNETK_LAMBDA_INLINE {
     if (x < 0 || x >= static_cast<ptrdiff_t>(W)) return ident;
-    const T* p = s + static_cast<size_t>(x) * C + c;
-    V acc = PoolStart<Ops>(d, Ops::Load(d, p));
-    if (kRows >= 2) acc = Ops::Combine(acc, Ops::Load(d, p + rowElems));
-    if (kRows >= 3) acc = Ops::Combine(acc, Ops::Load(d, p + 2 * rowElems));
-    return acc;
+    return colAt(s + static_cast<size_t>(x) * C + c);
   };
   // Any pixel: columns outside the row are the identity, the shared column
   // goes through `carry`.
@@ -685,20 +689,10 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
     // (f16 64 channels: 41 -> 49 us).
     V k = hn::LoadU(d, carry);
     const V div = hn::Set(d, static_cast<typename Ops::L>(excludePad ? hy * 3.0f : divisor));
-    const size_t pitch = rowElems;
     for (; dx < b; ++dx) {
       const T* q = s + (2 * dx - pX + 1) * C;
-      V v1 = PoolStart<Ops>(d, Ops::Load(d, q));
-      V v2 = PoolStart<Ops>(d, Ops::Load(d, q + C));
-      if (kRows >= 2) {
-        v1 = Ops::Combine(v1, Ops::Load(d, q + pitch));
-        v2 = Ops::Combine(v2, Ops::Load(d, q + C + pitch));
-      }
-      if (kRows >= 3) {
-        v1 = Ops::Combine(v1, Ops::Load(d, q + 2 * pitch));
-        v2 = Ops::Combine(v2, Ops::Load(d, q + C + 2 * pitch));
-      }
-      V acc = Ops::Combine(Ops::Combine(k, v1), v2);
+      const V v2 = colAt(q + C);
+      V acc = Ops::Combine(Ops::Combine(k, colAt(q)), v2);
       k = v2;
       if constexpr (!Ops::kOrderFree) acc = hn::Div(acc, div);
       PoolStoreDst<Ops>(d, acc, out + dx * C, avail - dx * C);
@@ -778,18 +772,21 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       const T* s = a.src + wy.begin * rowElems;
       const size_t o = dy * rowOut;
       const float hy = static_cast<float>(wy.Size());
+      const auto stemRow = [&](auto rows, auto oneVector) HWY_ATTR {
+        PoolNhwcStemRow<Ops, decltype(rows)::value, decltype(oneVector)::value>(
+            d, s, rowElems, C, W, pX, dstW, hy, a.divisor, excludePad, dst + o, dstTotal - o,
+            carry);
+      };
+      using One = std::true_type;
+      using Generic = std::false_type;
       if (wy.Size() == 3 && C <= N) {
-        PoolNhwcStemRow<Ops, 3, true>(d, s, rowElems, C, W, pX, dstW, hy, a.divisor,
-                                      excludePad, dst + o, dstTotal - o, carry);
+        stemRow(std::integral_constant<size_t, 3>(), One());
       } else if (wy.Size() == 3) {
-        PoolNhwcStemRow<Ops, 3, false>(d, s, rowElems, C, W, pX, dstW, hy, a.divisor,
-                                       excludePad, dst + o, dstTotal - o, carry);
+        stemRow(std::integral_constant<size_t, 3>(), Generic());
       } else if (wy.Size() == 2) {
-        PoolNhwcStemRow<Ops, 2, false>(d, s, rowElems, C, W, pX, dstW, hy, a.divisor,
-                                       excludePad, dst + o, dstTotal - o, carry);
+        stemRow(std::integral_constant<size_t, 2>(), Generic());
       } else {
-        PoolNhwcStemRow<Ops, 1, false>(d, s, rowElems, C, W, pX, dstW, hy, a.divisor,
-                                       excludePad, dst + o, dstTotal - o, carry);
+        stemRow(std::integral_constant<size_t, 1>(), Generic());
       }
       continue;
     }
@@ -1424,6 +1421,18 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         [](size_t) {}, dst + o, dstTotal - o, W2, left, areas ? areas + dy * W2 : nullptr,
         divisor);
   };
+  // `count` rows whose windows are `rows` (2 or 3) input rows inside src,
+  // the first at s (PoolHalfWidthDirect).
+  auto direct = [&](size_t rows, const T* s, size_t rowStep, T* out, size_t outStep,
+                    size_t avail, size_t count, const L* div) HWY_ATTR {
+    if (rows == 3) {
+      PoolHalfWidthDirect<Ops, 3>(d, s, W, rowStep, out, outStep, avail, count, W2, left, div,
+                                  divisor);
+    } else {
+      PoolHalfWidthDirect<Ops, 2>(d, s, W, rowStep, out, outStep, avail, count, W2, left, div,
+                                  divisor);
+    }
+  };
   // An edge row (its window clipped by the plane or near the end of src):
   // direct when its window has 2 or 3 rows whose loads stay inside src (the
   // first row of 3x3 s2 p1 has 2), else through the buffer.
@@ -1433,13 +1442,7 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     const size_t o = (dc * a.dstH + dy) * W2;
     const L* const div = areas ? areas + dy * W2 : nullptr;
     if ((rows == 2 || rows == 3) && at + (rows - 1) * W + span <= srcTotal) {
-      if (rows == 3) {
-        PoolHalfWidthDirect<Ops, 3>(d, src + at, W, 0, dst + o, 0, dstTotal - o, 1, W2, left,
-                                    div, divisor);
-      } else {
-        PoolHalfWidthDirect<Ops, 2>(d, src + at, W, 0, dst + o, 0, dstTotal - o, 1, W2, left,
-                                    div, divisor);
-      }
+      direct(rows, src + at, 0, dst + o, 0, dstTotal - o, 1, div);
     } else {
       buffered(dc, dy);
     }
@@ -1461,13 +1464,7 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       // Rows whose loads stay inside src.
       const size_t safe =
           at + reach <= srcTotal ? HWY_MIN(dyHi - dyLo, (srcTotal - reach - at) / rowStep + 1) : 0;
-      if (kY == 3) {
-        PoolHalfWidthDirect<Ops, 3>(d, src + at, W, rowStep, dst + o, W2, dstTotal - o, safe, W2,
-                                    left, areasInterior, divisor);
-      } else {
-        PoolHalfWidthDirect<Ops, 2>(d, src + at, W, rowStep, dst + o, W2, dstTotal - o, safe, W2,
-                                    left, areasInterior, divisor);
-      }
+      direct(kY, src + at, rowStep, dst + o, W2, dstTotal - o, safe, areasInterior);
       dy = dyLo + safe;
     }
     for (; dy < dstH; ++dy) edge(dc, dy);

@@ -324,64 +324,6 @@ struct FixedPlan {
 // Minimum row length for which planning pays off.
 constexpr size_t kPlanMinBytes = 2048;
 
-HWY_INLINE void FixedRow(const uint8_t* src, size_t n, const FixedPlan& p, uint8_t* dst);
-
-// The map comes from the fp32 path's own vector code; for each candidate
-// (M, s) the range of B that puts every y on its byte is two vector
-// reductions over the 256 inputs (in int32 lanes, where x << 7 times M is
-// exact: MulHigh's floor is the arithmetic shift), and the plan is then run
-// through FixedRow itself on all 256 bytes before it is trusted.
-template <class DF>
-HWY_INLINE FixedPlan PlanRequant(DF df, const RequantParams& r, const QuantizeParams& q) {
-  FixedPlan plan;
-  const double a = static_cast<double>(r.norm) * static_cast<double>(r.scale);
-  if (!(std::fabs(a) > 1e-6 && std::fabs(a) < 32.0)) return plan;
-  const uint8_t* const bytes = detail::kByteIdentity.t;
-  HWY_ALIGN uint8_t table[256];
-  RequantRow(df, bytes, 256, r, q, table);
-  const hn::RebindToSigned<DF> di;
-  const size_t N = hn::Lanes(di);
-  int sMax = 0;
-  while (sMax < 14 && std::fabs(a) * 512.0 * static_cast<double>(int64_t{1} << (sMax + 1)) <= 32767.0) ++sMax;
-  for (int tries = 0; tries < 9; ++tries) {
-    const int sh = sMax - tries / 3;  // the finest scale first, M rounded then -1, +1
-    if (sh < 0) break;
-    const double m = std::nearbyint(a * 512.0 * static_cast<double>(int64_t{1} << sh)) +
-                     (tries % 3 == 1 ? -1.0 : tries % 3 == 2 ? 1.0 : 0.0);
-    if (std::fabs(m) > 32767.0) continue;
-    const auto M = hn::Set(di, static_cast<int32_t>(m));
-    const auto zero = hn::Zero(di), top = hn::Set(di, 255);
-    const auto below = hn::Set(di, (int32_t{1} << sh) - 1);
-    auto lo = hn::Set(di, INT32_MIN), hi = hn::Set(di, INT32_MAX);
-    auto gMin = hi, gMax = lo;
-    for (size_t x = 0; x < 256; x += N) {
-      const auto g = hn::ShiftRight<16>(hn::Mul(hn::ShiftLeft<7>(LoadQ(di, bytes + x)), M));
-      const auto t = LoadQ(di, table + x);
-      const auto ts = hn::ShiftLeftSame(t, sh);
-      // t << s <= g + B (unless t is 0), g + B <= (t << s) + 2^s - 1 (unless 255).
-      lo = hn::Max(lo, hn::IfThenElse(hn::Gt(t, zero), hn::Sub(ts, g), lo));
-      hi = hn::Min(hi, hn::IfThenElse(hn::Lt(t, top), hn::Sub(hn::Add(ts, below), g), hi));
-      gMin = hn::Min(gMin, g);
-      gMax = hn::Max(gMax, g);
-    }
-    // g + B must stay in int16.
-    const int64_t bLo = HWY_MAX(int64_t{hn::GetLane(hn::MaxOfLanes(di, lo))},
-                                int64_t{-32768} - hn::GetLane(hn::MinOfLanes(di, gMin)));
-    const int64_t bHi = HWY_MIN(int64_t{hn::GetLane(hn::MinOfLanes(di, hi))},
-                                int64_t{32767} - hn::GetLane(hn::MaxOfLanes(di, gMax)));
-    if (bLo > bHi) continue;
-    FixedPlan candidate;
-    candidate.fast = true;
-    candidate.M = static_cast<int16_t>(m);
-    candidate.B = static_cast<int16_t>(bLo);
-    candidate.s = sh;
-    HWY_ALIGN uint8_t check[256];
-    FixedRow(bytes, 256, candidate, check);
-    if (std::memcmp(check, table, 256) == 0) return candidate;
-  }
-  return plan;
-}
-
 // x7: the input bytes shifted left by 7.
 template <class D16>
 HWY_INLINE hn::Vec<D16> FixedRequant7(D16 d16, hn::Vec<D16> x7, const FixedPlan& p) {
@@ -448,6 +390,62 @@ HWY_INLINE void FixedRow(const uint8_t* src, size_t n, const FixedPlan& p, uint8
     hn::Store(hn::DemoteTo(d8, y), d8, buf);
     std::memcpy(dst + i, buf, count);
   }
+}
+
+// The map comes from the fp32 path's own vector code; for each candidate
+// (M, s) the range of B that puts every y on its byte is two vector
+// reductions over the 256 inputs (in int32 lanes, where x << 7 times M is
+// exact: MulHigh's floor is the arithmetic shift), and the plan is then run
+// through FixedRow itself on all 256 bytes before it is trusted.
+template <class DF>
+HWY_INLINE FixedPlan PlanRequant(DF df, const RequantParams& r, const QuantizeParams& q) {
+  FixedPlan plan;
+  const double a = static_cast<double>(r.norm) * static_cast<double>(r.scale);
+  if (!(std::fabs(a) > 1e-6 && std::fabs(a) < 32.0)) return plan;
+  const uint8_t* const bytes = detail::kByteIdentity.t;
+  HWY_ALIGN uint8_t table[256];
+  RequantRow(df, bytes, 256, r, q, table);
+  const hn::RebindToSigned<DF> di;
+  const size_t N = hn::Lanes(di);
+  int sMax = 0;
+  while (sMax < 14 && std::fabs(a) * 512.0 * static_cast<double>(int64_t{1} << (sMax + 1)) <= 32767.0) ++sMax;
+  for (int tries = 0; tries < 9; ++tries) {
+    const int sh = sMax - tries / 3;  // the finest scale first, M rounded then -1, +1
+    if (sh < 0) break;
+    const double m = std::nearbyint(a * 512.0 * static_cast<double>(int64_t{1} << sh)) +
+                     (tries % 3 == 1 ? -1.0 : tries % 3 == 2 ? 1.0 : 0.0);
+    if (std::fabs(m) > 32767.0) continue;
+    const auto M = hn::Set(di, static_cast<int32_t>(m));
+    const auto zero = hn::Zero(di), top = hn::Set(di, 255);
+    const auto below = hn::Set(di, (int32_t{1} << sh) - 1);
+    auto lo = hn::Set(di, INT32_MIN), hi = hn::Set(di, INT32_MAX);
+    auto gMin = hi, gMax = lo;
+    for (size_t x = 0; x < 256; x += N) {
+      const auto g = hn::ShiftRight<16>(hn::Mul(hn::ShiftLeft<7>(LoadQ(di, bytes + x)), M));
+      const auto t = LoadQ(di, table + x);
+      const auto ts = hn::ShiftLeftSame(t, sh);
+      // t << s <= g + B (unless t is 0), g + B <= (t << s) + 2^s - 1 (unless 255).
+      lo = hn::Max(lo, hn::IfThenElse(hn::Gt(t, zero), hn::Sub(ts, g), lo));
+      hi = hn::Min(hi, hn::IfThenElse(hn::Lt(t, top), hn::Sub(hn::Add(ts, below), g), hi));
+      gMin = hn::Min(gMin, g);
+      gMax = hn::Max(gMax, g);
+    }
+    // g + B must stay in int16.
+    const int64_t bLo = HWY_MAX(int64_t{hn::GetLane(hn::MaxOfLanes(di, lo))},
+                                int64_t{-32768} - hn::GetLane(hn::MinOfLanes(di, gMin)));
+    const int64_t bHi = HWY_MIN(int64_t{hn::GetLane(hn::MinOfLanes(di, hi))},
+                                int64_t{32767} - hn::GetLane(hn::MaxOfLanes(di, gMax)));
+    if (bLo > bHi) continue;
+    FixedPlan candidate;
+    candidate.fast = true;
+    candidate.M = static_cast<int16_t>(m);
+    candidate.B = static_cast<int16_t>(bLo);
+    candidate.s = sh;
+    HWY_ALIGN uint8_t check[256];
+    FixedRow(bytes, 256, candidate, check);
+    if (std::memcmp(check, table, 256) == 0) return candidate;
+  }
+  return plan;
 }
 
 // How the rows of one input are requantized: through a byte table where this
@@ -832,21 +830,18 @@ void ScaleKernel(const detail::ScaleArgs& a) {
   constexpr bool kBias = Cfg::hasBias;
   const QuantizeParams q = MakeQuantize(a.dstZero, 0, 255);
   const ScaleParams k{a.srcZero, a.srcScale, a.invDstScale};
-  if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
-    if (kByteLookup && a.sEnd - a.sBegin >= kTableMinBytes) {
-      WithScaleMode(ScaleModeFor<kBias>(a, k), [&](auto nan, auto clamp) HWY_ATTR {
-        ScaleNchwTables<kBias, decltype(nan)::value, decltype(clamp)::value>(a, k, q);
-      });
-      return;
+  WithScaleMode(ScaleModeFor<kBias>(a, k), [&](auto nan, auto clamp) HWY_ATTR {
+    constexpr bool kNaN = decltype(nan)::value, kClamp = decltype(clamp)::value;
+    if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
+      if (kByteLookup && a.sEnd - a.sBegin >= kTableMinBytes) {
+        ScaleNchwTables<kBias, kNaN, kClamp>(a, k, q);
+      } else {
+        ScaleNchwRows<kBias, kNaN, kClamp>(a, k, q);
+      }
+    } else {
+      ScaleNhwc<kBias, kNaN, kClamp>(a, k, q);
     }
-    WithScaleMode(ScaleModeFor<kBias>(a, k), [&](auto nan, auto clamp) HWY_ATTR {
-      ScaleNchwRows<kBias, decltype(nan)::value, decltype(clamp)::value>(a, k, q);
-    });
-  } else {
-    WithScaleMode(ScaleModeFor<kBias>(a, k), [&](auto nan, auto clamp) HWY_ATTR {
-      ScaleNhwc<kBias, decltype(nan)::value, decltype(clamp)::value>(a, k, q);
-    });
-  }
+  });
 }
 
 // ---- QuantizedShuffle ---------------------------------------------------------------
