@@ -337,7 +337,25 @@ TEST_CASE("QuantizedScale matches the reference on every target", "[quant]") {
       for (size_t S : EdgeSizes()) CheckScale(MakeScale(5, S, withBias));
       CheckScale(MakeScale(64, 56 * 4, withBias));  // realistic
       CheckScale(MakeScale(9, 28 * 28, withBias));   // NCHW rows with a byte table
-      for (size_t S : {40, 520}) {
+      // Calls of at least 1024 positions plan the 16-bit fixed-point path
+      // (NHWC: whole chunks of 2 * Lanes(int16) channels, the rest in fp32).
+      for (size_t C : {1, 16, 31, 32, 33, 64, 65, 97}) CheckScale(MakeScale(C, 1030, withBias));
+      {
+        // Maps with ties have no plan: two channels (NHWC fixes them up per
+        // pixel, NCHW runs their rows in fp32), then all of them.
+        ScaleCase t = MakeScale(70, 1030, withBias);
+        t.srcScale = 0.5f;
+        t.dstScale = 1.0f;
+        t.srcZero = 0;
+        t.scale[3] = 1.0f;
+        t.scale[40] = -1.0f;
+        t.bias[3] = t.bias[40] = 0.0f;
+        CheckScale(t);
+        std::fill(t.scale.begin(), t.scale.end(), 1.0f);
+        std::fill(t.bias.begin(), t.bias.end(), 0.0f);
+        CheckScale(t);
+      }
+      for (size_t S : {40, 520, 1030}) {
         // Ties: (x - 0) * 0.5 * 1 (+ 0) * 1 is k + 0.5 for odd x.
         ScaleCase t = MakeScale(6, S, withBias);
         t.srcScale = 0.5f;
@@ -549,7 +567,7 @@ void CheckQuantParts(size_t C, size_t S) {
 TEST_CASE("quantization layers split into parts give the whole call's bytes", "[quant][parts]") {
   SYNETK_FOR_EACH_TARGET([] {
     // Short and long rows (the latter plan the 16-bit fixed-point path).
-    for (auto [C, S] : {std::pair<size_t, size_t>{6, 37}, {18, 300}, {64, 3136 / 4}}) {
+    for (auto [C, S] : {std::pair<size_t, size_t>{6, 37}, {18, 300}, {64, 3136 / 4}, {40, 2100}}) {
       CheckQuantParts<synetk::Nchw>(C, S);
       CheckQuantParts<synetk::Nhwc>(C, S);
     }

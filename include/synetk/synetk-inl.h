@@ -11,4 +11,5 @@
 #include "synetk/ops/gather-inl.h"
 #include "synetk/ops/normalize-inl.h"
 #include "synetk/ops/quant-inl.h"
+#include "synetk/ops/quant_scale-inl.h"
 #include "synetk/ops/pooling-inl.h"

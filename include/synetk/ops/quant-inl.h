@@ -336,6 +336,19 @@ HWY_INLINE hn::Vec<D16> FixedRequant(D16 d16, hn::Vec<D16> x, const FixedPlan& p
 }
 
 #if SYNETK_QUANT_X86_PACKS
+// Two int16 vectors -> bytes with unsigned saturation, per 128-bit block (the
+// low vector's lanes first in each block).
+HWY_INLINE hn::Vec<hn::ScalableTag<uint8_t>> PackBlocksU8(hn::Vec<hn::ScalableTag<int16_t>> lo,
+                                                          hn::Vec<hn::ScalableTag<int16_t>> hi) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  return hn::Vec<hn::ScalableTag<uint8_t>>{_mm512_packus_epi16(lo.raw, hi.raw)};
+#elif HWY_TARGET == HWY_AVX2
+  return hn::Vec<hn::ScalableTag<uint8_t>>{_mm256_packus_epi16(lo.raw, hi.raw)};
+#else
+  return hn::Vec<hn::ScalableTag<uint8_t>>{_mm_packus_epi16(lo.raw, hi.raw)};
+#endif
+}
+
 // x86: a full vector of bytes per step without crossing 128-bit blocks.
 // Interleaving zero bytes below each block's low and high halves gives x << 8
 // in 16-bit lanes, and the saturating pack of the two results (per block,
@@ -351,13 +364,7 @@ HWY_INLINE hn::Vec<hn::ScalableTag<uint8_t>> FixedBlockBytes(
       d16, hn::BitCast(d16, hn::ShiftRight<1>(hn::BitCast(du16, hn::InterleaveLower(d8, zero, x)))), p);
   const auto hi = FixedRequant7(
       d16, hn::BitCast(d16, hn::ShiftRight<1>(hn::BitCast(du16, hn::InterleaveUpper(d8, zero, x)))), p);
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  return hn::Vec<decltype(d8)>{_mm512_packus_epi16(lo.raw, hi.raw)};
-#elif HWY_TARGET == HWY_AVX2
-  return hn::Vec<decltype(d8)>{_mm256_packus_epi16(lo.raw, hi.raw)};
-#else
-  return hn::Vec<decltype(d8)>{_mm_packus_epi16(lo.raw, hi.raw)};
-#endif
+  return PackBlocksU8(lo, hi);
 }
 #endif
 
@@ -614,234 +621,6 @@ void ConcatKernel(const detail::ConcatArgs& a) {
     }
     offset0 += width;
   }
-}
-
-// ---- QuantizedScale --------------------------------------------------------------
-// v = float(src - srcZero) * srcScale; v = v*scale[c] (+ bias[c]), a separate
-// multiplication and addition; dst = clamp(Round(v * invDstScale) + dstZero).
-// scale[c] may be 0 while float(src - srcZero)*srcScale overflows: NaN.
-struct ScaleParams {
-  int32_t srcZero;
-  float srcScale, invDstScale;
-};
-
-// The per-tensor half: float(src - srcZero) * srcScale.
-template <class DF>
-HWY_INLINE hn::Vec<DF> ScaleSource(DF df, hn::Vec<hn::RebindToSigned<DF>> x, const ScaleParams& k) {
-  const hn::RebindToSigned<DF> di;
-  const auto t = hn::ConvertTo(df, hn::Sub(x, hn::Set(di, k.srcZero)));
-  return hn::Mul(t, hn::Set(df, k.srcScale));
-}
-
-// The per-channel half before rounding.
-template <bool kHasBias, class DF>
-HWY_INLINE hn::Vec<DF> ScaleChannel(DF df, hn::Vec<DF> t, hn::Vec<DF> scale, hn::Vec<DF> bias,
-                                    const ScaleParams& k) {
-  auto v = hn::Mul(t, scale);
-  if constexpr (kHasBias) v = hn::Add(v, bias);
-  return hn::Mul(v, hn::Set(df, k.invDstScale));
-}
-
-// The per-channel half. kNaN: whether a lane can be NaN (inf * 0); kClamp:
-// see Quantize.
-template <bool kHasBias, bool kNaN, bool kClamp = true, class DF>
-HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> ScaleFinish(DF df, hn::Vec<DF> t, hn::Vec<DF> scale,
-                                                       hn::Vec<DF> bias, const ScaleParams& k,
-                                                       const QuantizeParams& q) {
-  return Quantize<kNaN, kClamp>(df, ScaleChannel<kHasBias>(df, t, scale, bias, k), q);
-}
-
-// What a call's values need before rounding, decided once per call from the
-// ends x = 0 and x = 255 (every fp32 step is monotone in x, so the ends bound
-// the rest):
-// - kNaN: float(x - srcZero) * srcScale can be infinite, so a lane can be
-//   inf * 0 (the only source of NaN) and needs the NaN test;
-// - kClamp: finite, clamped in fp32 before rounding;
-// - kSaturate: |v| < 2^22 for every byte and channel, so the rounding is
-//   exact unclamped and a saturating StoreQ4 clamps (kStoreQ4Saturates only).
-enum class ScaleMode { kNaN, kClamp, kSaturate };
-
-template <bool kHasBias>
-HWY_INLINE ScaleMode ScaleModeFor(const detail::ScaleArgs& a, const ScaleParams& k) {
-  const float lo = static_cast<float>(0 - k.srcZero) * k.srcScale;
-  const float hi = static_cast<float>(255 - k.srcZero) * k.srcScale;
-  if (!(std::fabs(lo) < HUGE_VALF && std::fabs(hi) < HUGE_VALF)) return ScaleMode::kNaN;
-  if (!kStoreQ4Saturates) return ScaleMode::kClamp;
-  const hn::ScalableTag<float> df;
-  const size_t N = hn::Lanes(df);
-  const auto vlo = hn::Set(df, lo), vhi = hn::Set(df, hi);
-  const auto limit = hn::Set(df, 4194304.0f);
-  auto ok = hn::Eq(vlo, vlo);
-  for (size_t c = 0; c < a.channels; c += N) {
-    const size_t count = HWY_MIN(N, a.channels - c);
-    const auto sc = LoadParam(df, a.scale + c, count);
-    const auto bi = kHasBias ? LoadParam(df, a.bias + c, count) : hn::Zero(df);
-    ok = hn::And(ok, hn::Lt(hn::Abs(ScaleChannel<kHasBias>(df, vlo, sc, bi, k)), limit));
-    ok = hn::And(ok, hn::Lt(hn::Abs(ScaleChannel<kHasBias>(df, vhi, sc, bi, k)), limit));
-  }
-  return hn::AllTrue(df, ok) ? ScaleMode::kSaturate : ScaleMode::kClamp;  // NaN fails the test
-}
-
-template <bool kHasBias, bool kNaN = true, bool kClamp = true, class DF>
-HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> ScaleValues(DF df, hn::Vec<hn::RebindToSigned<DF>> x,
-                                                       hn::Vec<DF> scale, hn::Vec<DF> bias,
-                                                       const ScaleParams& k,
-                                                       const QuantizeParams& q) {
-  return ScaleFinish<kHasBias, kNaN, kClamp>(df, ScaleSource(df, x, k), scale, bias, k, q);
-}
-
-// One channel's table from u[x] = float(x - srcZero) * srcScale.
-template <bool kHasBias, bool kNaN, bool kClamp, class DF>
-HWY_INLINE void ScaleTable(DF df, const float* HWY_RESTRICT u, hn::Vec<DF> sc, hn::Vec<DF> bi,
-                           const ScaleParams& k, const QuantizeParams& q, detail::ByteMap& map) {
-  const hn::RebindToSigned<DF> di;
-  const size_t N = hn::Lanes(df);
-  for (size_t i = 0; i < 256; i += 4 * N) {  // 4*N divides 256 on every target
-    const auto r0 = ScaleFinish<kHasBias, kNaN, kClamp>(df, hn::Load(df, u + i), sc, bi, k, q);
-    const auto r1 = ScaleFinish<kHasBias, kNaN, kClamp>(df, hn::Load(df, u + i + N), sc, bi, k, q);
-    const auto r2 = ScaleFinish<kHasBias, kNaN, kClamp>(df, hn::Load(df, u + i + 2 * N), sc, bi, k, q);
-    const auto r3 = ScaleFinish<kHasBias, kNaN, kClamp>(df, hn::Load(df, u + i + 3 * N), sc, bi, k, q);
-    StoreQ4(di, r0, r1, r2, r3, map.t + i);
-  }
-}
-
-// Calls f(kNaN, kClamp), as std::bool_constant, with the variant for mode;
-// kSaturate only exists where kStoreQ4Saturates.
-template <class F>
-HWY_INLINE void WithScaleMode(ScaleMode mode, const F& f) {
-  if (mode == ScaleMode::kNaN) {
-    f(std::true_type(), std::true_type());
-  } else if (mode == ScaleMode::kClamp) {
-    f(std::false_type(), std::true_type());
-  } else if constexpr (kStoreQ4Saturates) {
-    f(std::false_type(), std::false_type());
-  }
-}
-
-// NCHW with a byte table per channel: the per-tensor half of all 256 inputs
-// once per call (u), the per-channel half per table. Same operations, same
-// bytes as ScaleValues.
-template <bool kHasBias, bool kNaN, bool kClamp>
-HWY_INLINE void ScaleNchwTables(const detail::ScaleArgs& a, const ScaleParams& k,
-                                const QuantizeParams& q) {
-  const hn::ScalableTag<float> df;
-  const hn::RebindToSigned<decltype(df)> di;
-  const size_t N = hn::Lanes(df);
-  HWY_ALIGN float u[256];
-  for (size_t i = 0; i < 256; i += N) {
-    hn::Store(ScaleSource(df, LoadQ(di, detail::kByteIdentity.t + i), k), df, u + i);
-  }
-  // Locals: the table stores (uint8_t) could alias the fields of a.
-  const size_t C = a.channels, S = a.spatial, len = a.sEnd - a.sBegin;
-  const float* const scale = a.scale;
-  const float* const bias = a.bias;
-  const uint8_t* const src = a.src + a.sBegin;
-  uint8_t* const dst = a.dst + a.sBegin;
-  detail::ByteMap map;
-  for (size_t c = 0; c < C; ++c) {
-    const auto sc = hn::Set(df, scale[c]);
-    const auto bi = hn::Set(df, kHasBias ? bias[c] : 0.0f);
-    ScaleTable<kHasBias, kNaN, kClamp>(df, u, sc, bi, k, q, map);
-    MapBytes(map, src + c * S, len, dst + c * S);
-  }
-}
-
-// NCHW without byte tables: each channel's row in the per-byte fp32 formula,
-// four vectors per step (the only store that may leave the clamping to
-// saturation: kClamp4).
-template <bool kHasBias, bool kNaN, bool kClamp4>
-HWY_INLINE void ScaleNchwRows(const detail::ScaleArgs& a, const ScaleParams& k,
-                              const QuantizeParams& q) {
-  const hn::ScalableTag<float> df;
-  const hn::RebindToSigned<decltype(df)> di;
-  const size_t N = hn::Lanes(df);
-  // Locals: stores through dst (uint8_t) could alias the fields of a.
-  const float* const scale = a.scale;
-  const float* const bias = a.bias;
-  const size_t C = a.channels, S = a.spatial, len = a.sEnd - a.sBegin;
-  const uint8_t* const src0 = a.src + a.sBegin;
-  uint8_t* const dst0 = a.dst + a.sBegin;
-  for (size_t c = 0; c < C; ++c) {
-    const auto sc = hn::Set(df, scale[c]);
-    const auto bi = hn::Set(df, kHasBias ? bias[c] : 0.0f);
-    const uint8_t* src = src0 + c * S;
-    uint8_t* dst = dst0 + c * S;
-    const auto at = [&](size_t s) HWY_ATTR {
-      return ScaleValues<kHasBias, kNaN, kClamp4>(df, LoadQ(di, src + s), sc, bi, k, q);
-    };
-    size_t s = 0;
-    for (; s + 4 * N <= len; s += 4 * N) {
-      StoreQ4(di, at(s), at(s + N), at(s + 2 * N), at(s + 3 * N), dst + s);
-    }
-    for (; s < len; s += N) {
-      const size_t count = len - s < N ? len - s : N;
-      const auto r = ScaleValues<kHasBias, kNaN>(df, LoadQRun(di, src + s, count), sc, bi, k, q);
-      StoreQRun(di, r, dst + s, count);
-    }
-  }
-}
-
-// NHWC: each lane has its own channel's scale and bias, so no byte table
-// applies; four vectors (4*Lanes bytes) per step share one narrowing store,
-// the only store that may leave the clamping to saturation (kClamp4).
-template <bool kHasBias, bool kNaN, bool kClamp4>
-HWY_INLINE void ScaleNhwc(const detail::ScaleArgs& a, const ScaleParams& k,
-                          const QuantizeParams& q) {
-  const hn::ScalableTag<float> df;
-  const hn::RebindToSigned<decltype(df)> di;
-  const size_t N = hn::Lanes(df);
-  // Locals: stores through dst (uint8_t) could alias the fields of a.
-  const float* const scale = a.scale;
-  const float* const bias = a.bias;
-  const size_t C = a.channels;
-  const uint8_t* const src = a.src + a.sBegin * C;
-  uint8_t* const dst = a.dst + a.sBegin * C;
-  const size_t n = (a.sEnd - a.sBegin) * C;
-  const uint8_t* s = src;
-  // Lanes [c, c + N) of the pixel at s; kClamp: see Quantize.
-  const auto lanes = [&](size_t c, auto clamp) HWY_ATTR {
-    const auto bi = kHasBias ? hn::LoadU(df, bias + c) : hn::Zero(df);
-    return ScaleValues<kHasBias, kNaN, decltype(clamp)::value>(df, LoadQ(di, s + c),
-                                                               hn::LoadU(df, scale + c), bi, k, q);
-  };
-  const std::bool_constant<kClamp4> clamp4;
-  for (size_t i = 0; i < n; i += C) {
-    s = src + i;
-    uint8_t* d = dst + i;
-    PrefetchAheadLines(src, i, C, n);
-    size_t c = 0;
-    for (; c + 4 * N <= C; c += 4 * N) {
-      StoreQ4(di, lanes(c, clamp4), lanes(c + N, clamp4), lanes(c + 2 * N, clamp4),
-              lanes(c + 3 * N, clamp4), d + c);
-    }
-    for (; c + N <= C; c += N) StoreQ(di, lanes(c, std::true_type()), d + c);
-    if (c < C) {
-      const size_t count = C - c;
-      const auto sc = LoadParamPartial(df, scale + c, count);
-      const auto bi = kHasBias ? LoadParamPartial(df, bias + c, count) : hn::Zero(df);
-      const auto x = LoadQPartial(di, s + c, count);
-      StoreQRun(di, ScaleValues<kHasBias, kNaN>(df, x, sc, bi, k, q), d + c, count);
-    }
-  }
-}
-
-template <class Cfg>
-void ScaleKernel(const detail::ScaleArgs& a) {
-  constexpr bool kBias = Cfg::hasBias;
-  const QuantizeParams q = MakeQuantize(a.dstZero, 0, 255);
-  const ScaleParams k{a.srcZero, a.srcScale, a.invDstScale};
-  WithScaleMode(ScaleModeFor<kBias>(a, k), [&](auto nan, auto clamp) HWY_ATTR {
-    constexpr bool kNaN = decltype(nan)::value, kClamp = decltype(clamp)::value;
-    if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
-      if (kByteLookup && a.sEnd - a.sBegin >= kTableMinBytes) {
-        ScaleNchwTables<kBias, kNaN, kClamp>(a, k, q);
-      } else {
-        ScaleNchwRows<kBias, kNaN, kClamp>(a, k, q);
-      }
-    } else {
-      ScaleNhwc<kBias, kNaN, kClamp>(a, k, q);
-    }
-  });
 }
 
 // ---- QuantizedShuffle ---------------------------------------------------------------

@@ -1,0 +1,613 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// QuantizedScale: per-target kernels (one body for every target and format;
+// the functor is in quant.h, the arithmetic in docs/quant.md). Uses the
+// quantization helpers of quant-inl.h, which synetk-inl.h includes first.
+
+#if defined(SYNETK_OPS_QUANT_SCALE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SYNETK_OPS_QUANT_SCALE_INL_H_
+#undef SYNETK_OPS_QUANT_SCALE_INL_H_
+#else
+#define SYNETK_OPS_QUANT_SCALE_INL_H_
+#endif
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include <hwy/highway.h>
+
+#include "synetk/ops/quant-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+// As in quant-inl.h: no FMA contraction (integer outputs are bit-identical
+// on every target).
+#if HWY_COMPILER_GCC_ACTUAL
+#pragma GCC optimize("fp-contract=off")
+#endif
+SYNETK_NAMESPACE_BEGIN
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// ---- QuantizedScale --------------------------------------------------------------
+// v = float(src - srcZero) * srcScale; v = v*scale[c] (+ bias[c]), a separate
+// multiplication and addition; dst = clamp(Round(v * invDstScale) + dstZero).
+// scale[c] may be 0 while float(src - srcZero)*srcScale overflows: NaN.
+struct ScaleParams {
+  int32_t srcZero;
+  float srcScale, invDstScale;
+};
+
+// The per-tensor half: float(src - srcZero) * srcScale.
+template <class DF>
+HWY_INLINE hn::Vec<DF> ScaleSource(DF df, hn::Vec<hn::RebindToSigned<DF>> x, const ScaleParams& k) {
+  const hn::RebindToSigned<DF> di;
+  const auto t = hn::ConvertTo(df, hn::Sub(x, hn::Set(di, k.srcZero)));
+  return hn::Mul(t, hn::Set(df, k.srcScale));
+}
+
+// The per-channel half before rounding.
+template <bool kHasBias, class DF>
+HWY_INLINE hn::Vec<DF> ScaleChannel(DF df, hn::Vec<DF> t, hn::Vec<DF> scale, hn::Vec<DF> bias,
+                                    const ScaleParams& k) {
+  auto v = hn::Mul(t, scale);
+  if constexpr (kHasBias) v = hn::Add(v, bias);
+  return hn::Mul(v, hn::Set(df, k.invDstScale));
+}
+
+// The per-channel half. kNaN: whether a lane can be NaN (inf * 0); kClamp:
+// see Quantize.
+template <bool kHasBias, bool kNaN, bool kClamp = true, class DF>
+HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> ScaleFinish(DF df, hn::Vec<DF> t, hn::Vec<DF> scale,
+                                                       hn::Vec<DF> bias, const ScaleParams& k,
+                                                       const QuantizeParams& q) {
+  return Quantize<kNaN, kClamp>(df, ScaleChannel<kHasBias>(df, t, scale, bias, k), q);
+}
+
+// What a call's values need before rounding, decided once per call from the
+// ends x = 0 and x = 255 (every fp32 step is monotone in x, so the ends bound
+// the rest):
+// - kNaN: float(x - srcZero) * srcScale can be infinite, so a lane can be
+//   inf * 0 (the only source of NaN) and needs the NaN test;
+// - kClamp: finite, clamped in fp32 before rounding;
+// - kSaturate: |v| < 2^22 for every byte and channel, so the rounding is
+//   exact unclamped and a saturating StoreQ4 clamps (kStoreQ4Saturates only).
+enum class ScaleMode { kNaN, kClamp, kSaturate };
+
+template <bool kHasBias>
+HWY_INLINE ScaleMode ScaleModeFor(const detail::ScaleArgs& a, const ScaleParams& k) {
+  const float lo = static_cast<float>(0 - k.srcZero) * k.srcScale;
+  const float hi = static_cast<float>(255 - k.srcZero) * k.srcScale;
+  if (!(std::fabs(lo) < HUGE_VALF && std::fabs(hi) < HUGE_VALF)) return ScaleMode::kNaN;
+  if (!kStoreQ4Saturates) return ScaleMode::kClamp;
+  const hn::ScalableTag<float> df;
+  const size_t N = hn::Lanes(df);
+  const auto vlo = hn::Set(df, lo), vhi = hn::Set(df, hi);
+  const auto limit = hn::Set(df, 4194304.0f);
+  auto ok = hn::Eq(vlo, vlo);
+  for (size_t c = 0; c < a.channels; c += N) {
+    const size_t count = HWY_MIN(N, a.channels - c);
+    const auto sc = LoadParam(df, a.scale + c, count);
+    const auto bi = kHasBias ? LoadParam(df, a.bias + c, count) : hn::Zero(df);
+    ok = hn::And(ok, hn::Lt(hn::Abs(ScaleChannel<kHasBias>(df, vlo, sc, bi, k)), limit));
+    ok = hn::And(ok, hn::Lt(hn::Abs(ScaleChannel<kHasBias>(df, vhi, sc, bi, k)), limit));
+  }
+  return hn::AllTrue(df, ok) ? ScaleMode::kSaturate : ScaleMode::kClamp;  // NaN fails the test
+}
+
+template <bool kHasBias, bool kNaN = true, bool kClamp = true, class DF>
+HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> ScaleValues(DF df, hn::Vec<hn::RebindToSigned<DF>> x,
+                                                       hn::Vec<DF> scale, hn::Vec<DF> bias,
+                                                       const ScaleParams& k,
+                                                       const QuantizeParams& q) {
+  return ScaleFinish<kHasBias, kNaN, kClamp>(df, ScaleSource(df, x, k), scale, bias, k, q);
+}
+
+// One channel's table from u[x] = float(x - srcZero) * srcScale.
+template <bool kHasBias, bool kNaN, bool kClamp, class DF>
+HWY_INLINE void ScaleTable(DF df, const float* HWY_RESTRICT u, hn::Vec<DF> sc, hn::Vec<DF> bi,
+                           const ScaleParams& k, const QuantizeParams& q, detail::ByteMap& map) {
+  const hn::RebindToSigned<DF> di;
+  const size_t N = hn::Lanes(df);
+  for (size_t i = 0; i < 256; i += 4 * N) {  // 4*N divides 256 on every target
+    const auto r0 = ScaleFinish<kHasBias, kNaN, kClamp>(df, hn::Load(df, u + i), sc, bi, k, q);
+    const auto r1 = ScaleFinish<kHasBias, kNaN, kClamp>(df, hn::Load(df, u + i + N), sc, bi, k, q);
+    const auto r2 = ScaleFinish<kHasBias, kNaN, kClamp>(df, hn::Load(df, u + i + 2 * N), sc, bi, k, q);
+    const auto r3 = ScaleFinish<kHasBias, kNaN, kClamp>(df, hn::Load(df, u + i + 3 * N), sc, bi, k, q);
+    StoreQ4(di, r0, r1, r2, r3, map.t + i);
+  }
+}
+
+// Calls f(kNaN, kClamp), as std::bool_constant, with the variant for mode;
+// kSaturate only exists where kStoreQ4Saturates.
+template <class F>
+HWY_INLINE void WithScaleMode(ScaleMode mode, const F& f) {
+  if (mode == ScaleMode::kNaN) {
+    f(std::true_type(), std::true_type());
+  } else if (mode == ScaleMode::kClamp) {
+    f(std::false_type(), std::true_type());
+  } else if constexpr (kStoreQ4Saturates) {
+    f(std::false_type(), std::false_type());
+  }
+}
+
+// NCHW with a byte table per channel: the per-tensor half of all 256 inputs
+// once per call (u), the per-channel half per table. Same operations, same
+// bytes as ScaleValues.
+template <bool kHasBias, bool kNaN, bool kClamp>
+HWY_INLINE void ScaleNchwTables(const detail::ScaleArgs& a, const ScaleParams& k,
+                                const QuantizeParams& q) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const size_t N = hn::Lanes(df);
+  HWY_ALIGN float u[256];
+  for (size_t i = 0; i < 256; i += N) {
+    hn::Store(ScaleSource(df, LoadQ(di, detail::kByteIdentity.t + i), k), df, u + i);
+  }
+  // Locals: the table stores (uint8_t) could alias the fields of a.
+  const size_t C = a.channels, S = a.spatial, len = a.sEnd - a.sBegin;
+  const float* const scale = a.scale;
+  const float* const bias = a.bias;
+  const uint8_t* const src = a.src + a.sBegin;
+  uint8_t* const dst = a.dst + a.sBegin;
+  detail::ByteMap map;
+  for (size_t c = 0; c < C; ++c) {
+    const auto sc = hn::Set(df, scale[c]);
+    const auto bi = hn::Set(df, kHasBias ? bias[c] : 0.0f);
+    ScaleTable<kHasBias, kNaN, kClamp>(df, u, sc, bi, k, q, map);
+    MapBytes(map, src + c * S, len, dst + c * S);
+  }
+}
+
+// One channel's row of n bytes in the per-byte fp32 formula, four vectors
+// per step (the only store that may leave the clamping to saturation:
+// kClamp4).
+template <bool kHasBias, bool kNaN, bool kClamp4, class DF>
+HWY_INLINE void ScaleRow(DF df, const uint8_t* src, size_t n, hn::Vec<DF> sc, hn::Vec<DF> bi,
+                         const ScaleParams& k, const QuantizeParams& q, uint8_t* dst) {
+  const hn::RebindToSigned<DF> di;
+  const size_t N = hn::Lanes(df);
+  const auto at = [&](size_t s) HWY_ATTR {
+    return ScaleValues<kHasBias, kNaN, kClamp4>(df, LoadQ(di, src + s), sc, bi, k, q);
+  };
+  size_t s = 0;
+  for (; s + 4 * N <= n; s += 4 * N) {
+    StoreQ4(di, at(s), at(s + N), at(s + 2 * N), at(s + 3 * N), dst + s);
+  }
+  for (; s < n; s += N) {
+    const size_t count = n - s < N ? n - s : N;
+    const auto r = ScaleValues<kHasBias, kNaN>(df, LoadQRun(di, src + s, count), sc, bi, k, q);
+    StoreQRun(di, r, dst + s, count);
+  }
+}
+
+// Channels [c, C) of one NHWC pixel (s -> d) in the per-byte fp32 formula;
+// each lane has its own channel's scale and bias. Four vectors (4*Lanes
+// bytes) per step share one narrowing store, the only store that may leave
+// the clamping to saturation (kClamp4).
+template <bool kHasBias, bool kNaN, bool kClamp4, class DF>
+HWY_INLINE void ScalePixel(DF df, const uint8_t* s, uint8_t* d, size_t c, size_t C,
+                           const float* scale, const float* bias, const ScaleParams& k,
+                           const QuantizeParams& q) {
+  const hn::RebindToSigned<DF> di;
+  const size_t N = hn::Lanes(df);
+  // Lanes [c, c + N); kClamp: see Quantize.
+  const auto lanes = [&](size_t c, auto clamp) HWY_ATTR {
+    const auto bi = kHasBias ? hn::LoadU(df, bias + c) : hn::Zero(df);
+    return ScaleValues<kHasBias, kNaN, decltype(clamp)::value>(df, LoadQ(di, s + c),
+                                                               hn::LoadU(df, scale + c), bi, k, q);
+  };
+  const std::bool_constant<kClamp4> clamp4;
+  for (; c + 4 * N <= C; c += 4 * N) {
+    StoreQ4(di, lanes(c, clamp4), lanes(c + N, clamp4), lanes(c + 2 * N, clamp4),
+            lanes(c + 3 * N, clamp4), d + c);
+  }
+  for (; c + N <= C; c += N) StoreQ(di, lanes(c, std::true_type()), d + c);
+  if (c < C) {
+    const size_t count = C - c;
+    const auto sc = LoadParamPartial(df, scale + c, count);
+    const auto bi = kHasBias ? LoadParamPartial(df, bias + c, count) : hn::Zero(df);
+    const auto x = LoadQPartial(di, s + c, count);
+    StoreQRun(di, ScaleValues<kHasBias, kNaN>(df, x, sc, bi, k, q), d + c, count);
+  }
+}
+
+// ---- QuantizedScale through verified fixed point ------------------------------
+// Each channel maps the 256 input bytes to output bytes. Where that map
+// equals, for every input x but at most two (the exceptions),
+//   y = clamp(MulHigh(MulHigh(x << 7, M) + B, P), 0, 255)      (int16 lanes)
+// with P = 2^(16 - s), 2 <= s <= 14 (MulHigh by P is the arithmetic shift by
+// s, per lane, which x86 lacks for 16-bit lanes), the channel runs in 16-bit
+// lanes, and a byte compare and blend per exception puts the listed x's
+// bytes in. The map is computed by the fp32 code above and every plan is
+// checked on all 256 inputs, so the bytes are those of the fp32 formula.
+// Planning costs about as much as the fp32 formula on 400-500 bytes per
+// channel, so only calls of at least kScaleFixedMinLen positions plan.
+constexpr size_t kScaleFixedMaxC = 512;     // channels planned (stack arrays)
+constexpr size_t kScaleFixedMinLen = 1024;  // positions per call
+constexpr size_t kScaleFixedW = 64;         // bytes per chunk: 2 * Lanes(int16), at most
+constexpr size_t kScaleFixedPatches = 8;    // NHWC channels without a plan, fixed up per pixel
+
+struct ScaleFixedPlans {
+  static constexpr size_t kSize = kScaleFixedMaxC + kScaleFixedW;  // padded to whole chunks
+  HWY_ALIGN int16_t m[kSize], b[kSize], p[kSize];
+  HWY_ALIGN uint8_t e0x[kSize], e0y[kSize], e1x[kSize], e1y[kSize];
+  bool ok[kSize];
+  size_t failed = 0;   // channels below the planner's patchLimit without a plan
+  size_t patches = 0;  // the first kScaleFixedPatches of them, with their maps
+  size_t patchC[kScaleFixedPatches];
+  uint8_t patchMap[kScaleFixedPatches][256];
+};
+
+// The constants of one vector of bytes: per lane from arrays (NHWC; M, B, P
+// in the chunk's lane order, see FixedLaneChannel; exceptions in byte order)
+// or one channel's, broadcast (NCHW).
+struct FixedLaneArrays {
+  const int16_t *m, *b, *p;
+  const uint8_t *e0x, *e0y, *e1x, *e1y;
+  template <class D> HWY_INLINE hn::Vec<D> M(D d, size_t i) const { return hn::LoadU(d, m + i); }
+  template <class D> HWY_INLINE hn::Vec<D> B(D d, size_t i) const { return hn::LoadU(d, b + i); }
+  template <class D> HWY_INLINE hn::Vec<D> P(D d, size_t i) const { return hn::LoadU(d, p + i); }
+  template <class D> HWY_INLINE hn::Vec<D> E0X(D d, size_t i) const { return hn::LoadU(d, e0x + i); }
+  template <class D> HWY_INLINE hn::Vec<D> E0Y(D d, size_t i) const { return hn::LoadU(d, e0y + i); }
+  template <class D> HWY_INLINE hn::Vec<D> E1X(D d, size_t i) const { return hn::LoadU(d, e1x + i); }
+  template <class D> HWY_INLINE hn::Vec<D> E1Y(D d, size_t i) const { return hn::LoadU(d, e1y + i); }
+};
+struct FixedChannel {
+  int16_t m, b, p;
+  uint8_t e0x, e0y, e1x, e1y;
+  template <class D> HWY_INLINE hn::Vec<D> M(D d, size_t) const { return hn::Set(d, m); }
+  template <class D> HWY_INLINE hn::Vec<D> B(D d, size_t) const { return hn::Set(d, b); }
+  template <class D> HWY_INLINE hn::Vec<D> P(D d, size_t) const { return hn::Set(d, p); }
+  template <class D> HWY_INLINE hn::Vec<D> E0X(D d, size_t) const { return hn::Set(d, e0x); }
+  template <class D> HWY_INLINE hn::Vec<D> E0Y(D d, size_t) const { return hn::Set(d, e0y); }
+  template <class D> HWY_INLINE hn::Vec<D> E1X(D d, size_t) const { return hn::Set(d, e1x); }
+  template <class D> HWY_INLINE hn::Vec<D> E1Y(D d, size_t) const { return hn::Set(d, e1y); }
+};
+
+template <class D16>
+HWY_INLINE hn::Vec<D16> FixedLanes(D16, hn::Vec<D16> x7, hn::Vec<D16> m, hn::Vec<D16> b,
+                                   hn::Vec<D16> p) {
+  return hn::MulHigh(hn::Add(hn::MulHigh(x7, m), b), p);
+}
+
+// The channel (offset in the chunk) of int16 lane `lane` of a chunk's two
+// vectors (low half's lanes first). x86 widens within 128-bit blocks (see
+// FixedBlockBytes): the low vector holds bytes 0-7 of every block.
+HWY_INLINE size_t FixedLaneChannel(size_t lane, size_t N16) {
+#if SYNETK_QUANT_X86_PACKS
+  const size_t half = lane / N16, i = lane % N16;
+  return i / 8 * 16 + i % 8 + 8 * half;
+#else
+  (void)N16;
+  return lane;
+#endif
+}
+
+// 2 * Lanes(int16) bytes s -> d (may be the same), constants at offset i.
+template <class Params>
+HWY_INLINE void FixedScaleChunk(const uint8_t* s, uint8_t* d, const Params& k, size_t i) {
+  const hn::ScalableTag<int16_t> d16;
+  const size_t N16 = hn::Lanes(d16);
+#if SYNETK_QUANT_X86_PACKS
+  const hn::ScalableTag<uint8_t> d8;
+  const hn::RepartitionToWide<decltype(d8)> du16;
+  const auto x = hn::LoadU(d8, s);
+  const auto zero = hn::Zero(d8);
+  const auto lo7 = hn::BitCast(d16, hn::ShiftRight<1>(hn::BitCast(du16, hn::InterleaveLower(d8, zero, x))));
+  const auto hi7 = hn::BitCast(d16, hn::ShiftRight<1>(hn::BitCast(du16, hn::InterleaveUpper(d8, zero, x))));
+  const auto lo = FixedLanes(d16, lo7, k.M(d16, i), k.B(d16, i), k.P(d16, i));
+  const auto hi = FixedLanes(d16, hi7, k.M(d16, i + N16), k.B(d16, i + N16), k.P(d16, i + N16));
+  auto y = PackBlocksU8(lo, hi);
+  y = hn::IfThenElse(hn::Eq(x, k.E0X(d8, i)), k.E0Y(d8, i), y);
+  y = hn::IfThenElse(hn::Eq(x, k.E1X(d8, i)), k.E1Y(d8, i), y);
+  hn::StoreU(y, d8, d);
+#else
+  const hn::Rebind<uint8_t, decltype(d16)> d8;
+  for (size_t h = 0; h < 2 * N16; h += N16) {
+    const auto x = hn::LoadU(d8, s + h);
+    const auto x7 = hn::ShiftLeft<7>(hn::BitCast(d16, hn::PromoteTo(hn::RebindToUnsigned<decltype(d16)>(), x)));
+    auto y = hn::DemoteTo(d8, FixedLanes(d16, x7, k.M(d16, i + h), k.B(d16, i + h), k.P(d16, i + h)));
+    y = hn::IfThenElse(hn::Eq(x, k.E0X(d8, i + h)), k.E0Y(d8, i + h), y);
+    y = hn::IfThenElse(hn::Eq(x, k.E1X(d8, i + h)), k.E1Y(d8, i + h), y);
+    hn::StoreU(y, d8, d + h);
+  }
+#endif
+}
+
+// Plans every channel of the call into p (natural channel order). Channels
+// below patchLimit without a plan are counted, and the first
+// kScaleFixedPatches keep their maps (NHWC fixes them up per pixel).
+template <bool kHasBias>
+HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
+                                 const QuantizeParams& q, size_t patchLimit, ScaleFixedPlans& p) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::ScalableTag<int16_t> d16;
+  const hn::Rebind<uint8_t, decltype(d16)> d8;
+  const size_t N = hn::Lanes(df), N16 = hn::Lanes(d16), W = 2 * N16;
+  const size_t C = a.channels, Cpad = (C + W - 1) / W * W;
+  // Candidates from the real line y = floor(slope*x + b0): the largest s
+  // that keeps M and every MulHigh(x << 7, M) + B within int16; B or B + 1.
+  const double ss = k.srcScale, inv = k.invDstScale;
+  for (size_t c = 0; c < Cpad; ++c) {
+    double slope = 0.0, b0 = 0.0;
+    if (c < C) {
+      const double sc = a.scale[c], bi = kHasBias ? a.bias[c] : 0.0;
+      slope = ss * sc * inv;
+      b0 = (-static_cast<double>(k.srcZero) * ss * sc + bi) * inv + a.dstZero + 0.5;
+    }
+    double bound = 32000.0 / (std::fabs(b0) + 255.0 * std::fabs(slope) + 1.0);
+    if (slope != 0.0) bound = HWY_MIN(bound, 63.99 / std::fabs(slope));
+    const bool ok = c < C && bound >= 4.0;  // false for NaN and infinities
+    const int sh = ok ? HWY_MIN(14, std::ilogb(bound)) : 14;
+    const double unit = static_cast<double>(1 << sh);
+    p.m[c] = ok ? static_cast<int16_t>(std::nearbyint(slope * 512.0 * unit)) : 0;
+    p.b[c] = ok ? static_cast<int16_t>(std::floor(b0 * unit)) : 0;
+    p.p[c] = static_cast<int16_t>(1 << (16 - sh));
+    p.ok[c] = ok;
+  }
+  // The maps, a chunk of W channels at a time: map[x * W + lane].
+  HWY_ALIGN float u[256];
+  for (size_t x = 0; x < 256; x += N) {
+    hn::Store(ScaleSource(df, LoadQ(di, detail::kByteIdentity.t + x), k), df, u + x);
+  }
+  HWY_ALIGN uint8_t map[256 * kScaleFixedW];
+  HWY_ALIGN float scb[kScaleFixedW], bib[kScaleFixedW];
+  HWY_ALIGN int16_t misses[kMaxLanes<int16_t>];
+  p.failed = 0;
+  p.patches = 0;
+  for (size_t c0 = 0; c0 < C; c0 += W) {
+    for (size_t i = 0; i < W; ++i) {
+      scb[i] = c0 + i < C ? a.scale[c0 + i] : 0.0f;
+      bib[i] = kHasBias && c0 + i < C ? a.bias[c0 + i] : 0.0f;
+    }
+    const auto sc0 = hn::Load(df, scb), sc1 = hn::Load(df, scb + N);
+    const auto sc2 = hn::Load(df, scb + 2 * N), sc3 = hn::Load(df, scb + 3 * N);
+    const auto bi0 = hn::Load(df, bib), bi1 = hn::Load(df, bib + N);
+    const auto bi2 = hn::Load(df, bib + 2 * N), bi3 = hn::Load(df, bib + 3 * N);
+    for (size_t x = 0; x < 256; ++x) {  // 4 * N = W
+      const auto t = hn::Set(df, u[x]);
+      StoreQ4(di, ScaleFinish<kHasBias, true>(df, t, sc0, bi0, k, q),
+              ScaleFinish<kHasBias, true>(df, t, sc1, bi1, k, q),
+              ScaleFinish<kHasBias, true>(df, t, sc2, bi2, k, q),
+              ScaleFinish<kHasBias, true>(df, t, sc3, bi3, k, q), map + x * W);
+    }
+    const auto zero = hn::Zero(d16), one = hn::Set(d16, 1), top = hn::Set(d16, 255);
+    for (size_t h = 0; h < W; h += N16) {
+      const size_t c = c0 + h;
+      const auto M = hn::LoadU(d16, p.m + c), P = hn::LoadU(d16, p.p + c);
+      const auto B0 = hn::LoadU(d16, p.b + c), B1 = hn::Add(B0, one);
+      const auto y = [&](hn::Vec<decltype(d16)> g, hn::Vec<decltype(d16)> B) HWY_ATTR {
+        return hn::Min(hn::Max(hn::MulHigh(hn::Add(g, B), P), zero), top);
+      };
+      const auto mapAt = [&](size_t x) HWY_ATTR {
+        return hn::BitCast(d16, hn::PromoteTo(hn::RebindToUnsigned<decltype(d16)>(),
+                                              hn::LoadU(d8, map + x * W + h)));
+      };
+      // Which of B and B + 1 misses fewer inputs (a miss adds -1).
+      auto miss0 = zero, miss1 = zero;
+      for (size_t x = 0; x < 256; ++x) {
+        const auto m = mapAt(x);
+        const auto g = hn::MulHigh(hn::Set(d16, static_cast<int16_t>(x << 7)), M);
+        miss0 = hn::Add(miss0, hn::VecFromMask(d16, hn::Ne(y(g, B0), m)));
+        miss1 = hn::Add(miss1, hn::VecFromMask(d16, hn::Ne(y(g, B1), m)));
+      }
+      const auto B = hn::IfThenElse(hn::Lt(miss0, miss1), B1, B0);
+      hn::StoreU(B, d16, p.b + c);
+      // The first two misses become the exceptions; unused ones are (0, map[0]).
+      auto e0x = zero, e1x = zero, e0y = mapAt(0), e1y = e0y, count = zero;
+      for (size_t x = 0; x < 256; ++x) {
+        const auto m = mapAt(x);
+        const auto g = hn::MulHigh(hn::Set(d16, static_cast<int16_t>(x << 7)), M);
+        const auto miss = hn::VecFromMask(d16, hn::Ne(y(g, B), m));
+        const auto at0 = hn::MaskFromVec(hn::And(miss, hn::VecFromMask(d16, hn::Eq(count, zero))));
+        const auto at1 = hn::MaskFromVec(hn::And(miss, hn::VecFromMask(d16, hn::Eq(count, one))));
+        const auto xv = hn::Set(d16, static_cast<int16_t>(x));
+        e0x = hn::IfThenElse(at0, xv, e0x);
+        e0y = hn::IfThenElse(at0, m, e0y);
+        e1x = hn::IfThenElse(at1, xv, e1x);
+        e1y = hn::IfThenElse(at1, m, e1y);
+        count = hn::Sub(count, miss);
+      }
+      hn::StoreU(hn::DemoteTo(d8, e0x), d8, p.e0x + c);
+      hn::StoreU(hn::DemoteTo(d8, e0y), d8, p.e0y + c);
+      hn::StoreU(hn::DemoteTo(d8, e1x), d8, p.e1x + c);
+      hn::StoreU(hn::DemoteTo(d8, e1y), d8, p.e1y + c);
+      hn::Store(count, d16, misses);
+      for (size_t i = 0; i < N16 && c + i < C; ++i) {
+        p.ok[c + i] = p.ok[c + i] && misses[i] <= 2;
+        if (p.ok[c + i] || c + i >= patchLimit) continue;
+        if (p.failed < kScaleFixedPatches) {
+          p.patchC[p.failed] = c + i;
+          for (size_t x = 0; x < 256; ++x) p.patchMap[p.failed][x] = map[x * W + h + i];
+          p.patches = p.failed + 1;
+        }
+        ++p.failed;
+      }
+    }
+  }
+}
+
+// NCHW rows of planned channels in fixed point, the others in fp32.
+template <bool kHasBias, bool kNaN, bool kClamp4>
+HWY_NOINLINE void ScaleNchwFixed(const detail::ScaleArgs& a, const ScaleParams& k,
+                                 const QuantizeParams& q, const ScaleFixedPlans& p) {
+  const hn::ScalableTag<float> df;
+  const size_t W = 2 * hn::Lanes(hn::ScalableTag<int16_t>());
+  // Locals: stores through dst (uint8_t) could alias the fields of a and p.
+  const float* const scale = a.scale;
+  const float* const bias = a.bias;
+  const size_t C = a.channels, S = a.spatial, len = a.sEnd - a.sBegin;
+  const uint8_t* const src0 = a.src + a.sBegin;
+  uint8_t* const dst0 = a.dst + a.sBegin;
+  for (size_t c = 0; c < C; ++c) {
+    const uint8_t* src = src0 + c * S;
+    uint8_t* dst = dst0 + c * S;
+    if (!p.ok[c]) {
+      ScaleRow<kHasBias, kNaN, kClamp4>(df, src, len, hn::Set(df, scale[c]),
+                                        hn::Set(df, kHasBias ? bias[c] : 0.0f), k, q, dst);
+      continue;
+    }
+    const FixedChannel fc{p.m[c], p.b[c], p.p[c], p.e0x[c], p.e0y[c], p.e1x[c], p.e1y[c]};
+    size_t i = 0;
+    for (; i + W <= len; i += W) FixedScaleChunk(src + i, dst + i, fc, 0);
+    if (i < len) {
+      HWY_ALIGN uint8_t buf[kScaleFixedW] = {};
+      std::memcpy(buf, src + i, len - i);
+      FixedScaleChunk(buf, buf, fc, 0);
+      std::memcpy(dst + i, buf, len - i);
+    }
+  }
+}
+
+// NHWC: channels [0, Cf) (whole chunks) in fixed point, per lane; the rest of
+// each pixel in fp32; channels without a plan (p.patches of them) from their
+// maps, by the bytes read before the pixel is written (in place works).
+template <bool kHasBias, bool kNaN, bool kClamp4>
+HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& k,
+                                 const QuantizeParams& q, const ScaleFixedPlans& p, size_t Cf) {
+  const hn::ScalableTag<float> df;
+  const size_t N16 = hn::Lanes(hn::ScalableTag<int16_t>()), W = 2 * N16;
+  // The constants in the chunks' lane order, in locals (which the byte
+  // stores cannot alias, so that a group's loads are shared).
+  HWY_ALIGN int16_t km[kScaleFixedMaxC], kb[kScaleFixedMaxC], kp[kScaleFixedMaxC];
+  HWY_ALIGN uint8_t ke[4][kScaleFixedMaxC];
+  for (size_t c0 = 0; c0 < Cf; c0 += W) {
+    for (size_t lane = 0; lane < W; ++lane) {
+      const size_t c = c0 + FixedLaneChannel(lane, N16);
+      km[c0 + lane] = p.m[c];
+      kb[c0 + lane] = p.b[c];
+      kp[c0 + lane] = p.p[c];
+    }
+  }
+  std::memcpy(ke[0], p.e0x, Cf);
+  std::memcpy(ke[1], p.e0y, Cf);
+  std::memcpy(ke[2], p.e1x, Cf);
+  std::memcpy(ke[3], p.e1y, Cf);
+  const FixedLaneArrays arr{km, kb, kp, ke[0], ke[1], ke[2], ke[3]};
+  const size_t patches = p.patches;
+  size_t patchC[kScaleFixedPatches];
+  for (size_t j = 0; j < patches; ++j) patchC[j] = p.patchC[j];
+  const float* const scale = a.scale;
+  const float* const bias = a.bias;
+  const size_t C = a.channels;
+  const uint8_t* const src = a.src + a.sBegin * C;
+  uint8_t* const dst = a.dst + a.sBegin * C;
+  const size_t pixels = a.sEnd - a.sBegin, n = pixels * C;
+  // Pixels in groups of kGroup: each chunk's ten constant vectors are loaded
+  // once per group (loaded per pixel, the loads were the bottleneck).
+  constexpr size_t kGroup = 4;
+  uint8_t saved[kGroup][kScaleFixedPatches];
+  const auto group = [&](size_t i0, auto count) HWY_ATTR {
+    constexpr size_t g = decltype(count)::value;
+    const uint8_t* s = src + i0 * C;
+    uint8_t* d = dst + i0 * C;
+    PrefetchAheadLines(src, i0 * C, g * C, n);
+    for (size_t r = 0; r < g; ++r) {
+      for (size_t j = 0; j < patches; ++j) saved[r][j] = s[r * C + patchC[j]];
+    }
+    for (size_t c = 0; c < Cf; c += W) {
+      for (size_t r = 0; r < g; ++r) FixedScaleChunk(s + r * C + c, d + r * C + c, arr, c);
+    }
+    for (size_t r = 0; r < g; ++r) {
+      if (Cf < C) {
+        ScalePixel<kHasBias, kNaN, kClamp4>(df, s + r * C, d + r * C, Cf, C, scale, bias, k, q);
+      }
+      for (size_t j = 0; j < patches; ++j) d[r * C + patchC[j]] = p.patchMap[j][saved[r][j]];
+    }
+  };
+  size_t i0 = 0;
+  for (; i0 + kGroup <= pixels; i0 += kGroup) group(i0, std::integral_constant<size_t, kGroup>());
+  for (; i0 < pixels; ++i0) group(i0, std::integral_constant<size_t, 1>());
+}
+
+// The fixed-point path where it applies and pays: returns false to leave the
+// call to the fp32 (or table) kernels.
+template <bool kHasBias, bool kNaN, bool kClamp4, class Format>
+HWY_NOINLINE bool ScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
+                             const QuantizeParams& q) {
+  constexpr bool kNhwc = std::is_same_v<Format, Nhwc>;
+  // Not for NaN lanes, nor for NCHW where byte tables are fast, nor on
+  // SCALAR (the planner's chunks are four fp32 vectors: 2 * Lanes(int16)).
+  if constexpr (kNaN || (!kNhwc && kByteLookup) || HWY_TARGET == HWY_SCALAR) {
+    return false;
+  } else {
+    const size_t W = 2 * hn::Lanes(hn::ScalableTag<int16_t>());
+    if (W > kScaleFixedW || a.sEnd - a.sBegin < kScaleFixedMinLen ||
+        a.channels > kScaleFixedMaxC) {
+      return false;
+    }
+    const size_t Cf = kNhwc ? a.channels / W * W : 0;
+    if (kNhwc && Cf == 0) return false;
+    ScaleFixedPlans plans;
+    PlanScaleFixed<kHasBias>(a, k, q, Cf, plans);
+    if constexpr (kNhwc) {
+      if (plans.failed > kScaleFixedPatches) return false;
+      ScaleNhwcFixed<kHasBias, kNaN, kClamp4>(a, k, q, plans, Cf);
+    } else {
+      ScaleNchwFixed<kHasBias, kNaN, kClamp4>(a, k, q, plans);
+    }
+    return true;
+  }
+}
+
+// NCHW without byte tables: each channel's row in the fp32 formula.
+template <bool kHasBias, bool kNaN, bool kClamp4>
+HWY_INLINE void ScaleNchwRows(const detail::ScaleArgs& a, const ScaleParams& k,
+                              const QuantizeParams& q) {
+  const hn::ScalableTag<float> df;
+  // Locals: stores through dst (uint8_t) could alias the fields of a.
+  const float* const scale = a.scale;
+  const float* const bias = a.bias;
+  const size_t C = a.channels, S = a.spatial, len = a.sEnd - a.sBegin;
+  const uint8_t* const src0 = a.src + a.sBegin;
+  uint8_t* const dst0 = a.dst + a.sBegin;
+  for (size_t c = 0; c < C; ++c) {
+    ScaleRow<kHasBias, kNaN, kClamp4>(df, src0 + c * S, len, hn::Set(df, scale[c]),
+                                      hn::Set(df, kHasBias ? bias[c] : 0.0f), k, q, dst0 + c * S);
+  }
+}
+
+// NHWC in the fp32 formula, pixel by pixel.
+template <bool kHasBias, bool kNaN, bool kClamp4>
+HWY_INLINE void ScaleNhwc(const detail::ScaleArgs& a, const ScaleParams& k,
+                          const QuantizeParams& q) {
+  const hn::ScalableTag<float> df;
+  // Locals: stores through dst (uint8_t) could alias the fields of a.
+  const float* const scale = a.scale;
+  const float* const bias = a.bias;
+  const size_t C = a.channels;
+  const uint8_t* const src = a.src + a.sBegin * C;
+  uint8_t* const dst = a.dst + a.sBegin * C;
+  const size_t n = (a.sEnd - a.sBegin) * C;
+  for (size_t i = 0; i < n; i += C) {
+    PrefetchAheadLines(src, i, C, n);
+    ScalePixel<kHasBias, kNaN, kClamp4>(df, src + i, dst + i, 0, C, scale, bias, k, q);
+  }
+}
+
+template <class Cfg>
+void ScaleKernel(const detail::ScaleArgs& a) {
+  constexpr bool kBias = Cfg::hasBias;
+  const QuantizeParams q = MakeQuantize(a.dstZero, 0, 255);
+  const ScaleParams k{a.srcZero, a.srcScale, a.invDstScale};
+  WithScaleMode(ScaleModeFor<kBias>(a, k), [&](auto nan, auto clamp) HWY_ATTR {
+    constexpr bool kNaN = decltype(nan)::value, kClamp = decltype(clamp)::value;
+    if (ScaleFixed<kBias, kNaN, kClamp, typename Cfg::Fmt>(a, k, q)) return;
+    if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
+      if (kByteLookup && a.sEnd - a.sBegin >= kTableMinBytes) {
+        ScaleNchwTables<kBias, kNaN, kClamp>(a, k, q);
+      } else {
+        ScaleNchwRows<kBias, kNaN, kClamp>(a, k, q);
+      }
+    } else {
+      ScaleNhwc<kBias, kNaN, kClamp>(a, k, q);
+    }
+  });
+}
+
+}  // namespace HWY_NAMESPACE
+SYNETK_NAMESPACE_END
+HWY_AFTER_NAMESPACE();
+
+#endif  // toggle guard
