@@ -341,6 +341,14 @@ TEST_CASE("QuantizedScale matches the reference on every target", "[quant]") {
       // (NHWC: whole chunks of 2 * Lanes(int16) channels, the rest in fp32).
       for (size_t C : {1, 16, 31, 32, 33, 64, 65, 97}) CheckScale(MakeScale(C, 1030, withBias));
       {
+        // NHWC chunks whose plans share one shift (|slope| < 1 gives s = 7)
+        // and, from channel 64, chunks whose lanes shift by their own s.
+        ScaleCase u = MakeScale(96, 1030, withBias);
+        u.srcScale = u.dstScale = 0.05f;
+        for (size_t c = 0; c < 96; ++c) u.scale[c] = c < 64 ? RandomFloat(-0.9f, 0.9f) : RandomFloat(-6.0f, 6.0f);
+        CheckScale(u);
+      }
+      {
         // Maps with ties have no plan: two channels (NHWC fixes them up per
         // pixel, NCHW runs their rows in fp32), then all of them.
         ScaleCase t = MakeScale(70, 1030, withBias);

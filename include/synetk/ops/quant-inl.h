@@ -310,11 +310,12 @@ HWY_INLINE void RequantRow(DF df, const uint8_t* src, size_t n, const RequantPar
 // ---- Requantization through verified 16-bit fixed point ----------------------
 // A requantization maps each of the 256 input bytes to one output byte. When
 // that map equals, for all 256 inputs,
-//   y = clamp(((MulHigh(x << 7, M) + B) >> s), 0, 255)      (int16 lanes)
+//   y = clamp(((MulHigh((x - 128) << 8, M) + B) >> s), 0, 255)      (int16 lanes)
 // (checked exhaustively against the fp32 formula, so the output stays bit
 // for bit the same), rows run in 16-bit lanes at four times the fp32 rate.
 // Maps that no such (M, B, s) reproduces, ties at .5 for instance, keep the
-// fp32 path.
+// fp32 path. The input is centred, (x - 128) << 8, because on x86 that is
+// one XOR before the byte interleave (see CenteredBlockLanes).
 struct FixedPlan {
   bool fast = false;
   int16_t M = 0, B = 0;
@@ -324,15 +325,21 @@ struct FixedPlan {
 // Minimum row length for which planning pays off.
 constexpr size_t kPlanMinBytes = 2048;
 
-// x7: the input bytes shifted left by 7.
+// x in int16 lanes (0..255) -> (x - 128) << 8.
 template <class D16>
-HWY_INLINE hn::Vec<D16> FixedRequant7(D16 d16, hn::Vec<D16> x7, const FixedPlan& p) {
-  const auto g = hn::MulHigh(x7, hn::Set(d16, p.M));
+HWY_INLINE hn::Vec<D16> CenteredLanes(D16 d16, hn::Vec<D16> x) {
+  return hn::ShiftLeft<8>(hn::Sub(x, hn::Set(d16, 128)));
+}
+
+// xc: the centred input, (x - 128) << 8.
+template <class D16>
+HWY_INLINE hn::Vec<D16> FixedRequantCentered(D16 d16, hn::Vec<D16> xc, const FixedPlan& p) {
+  const auto g = hn::MulHigh(xc, hn::Set(d16, p.M));
   return hn::ShiftRightSame(hn::Add(g, hn::Set(d16, p.B)), p.s);
 }
 template <class D16>
 HWY_INLINE hn::Vec<D16> FixedRequant(D16 d16, hn::Vec<D16> x, const FixedPlan& p) {
-  return FixedRequant7(d16, hn::ShiftLeft<7>(x), p);
+  return FixedRequantCentered(d16, CenteredLanes(d16, x), p);
 }
 
 #if SYNETK_QUANT_X86_PACKS
@@ -349,22 +356,28 @@ HWY_INLINE hn::Vec<hn::ScalableTag<uint8_t>> PackBlocksU8(hn::Vec<hn::ScalableTa
 #endif
 }
 
-// x86: a full vector of bytes per step without crossing 128-bit blocks.
-// Interleaving zero bytes below each block's low and high halves gives x << 8
-// in 16-bit lanes, and the saturating pack of the two results (per block,
-// low half's first) puts every byte back in place: no lane-crossing
-// widening and narrowing (on AVX2 a third of the work).
-HWY_INLINE hn::Vec<hn::ScalableTag<uint8_t>> FixedBlockBytes(
-    hn::Vec<hn::ScalableTag<uint8_t>> x, const FixedPlan& p) {
+// x86: a full vector of bytes as centred int16 lanes without crossing
+// 128-bit blocks: lo gets bytes 0-7 of every block, hi bytes 8-15, which is
+// the order PackBlocksU8 puts back. A zero byte interleaved below each byte
+// makes x << 8, and flipping the byte's top bit first makes the high byte
+// x - 128 as a signed byte: no lane-crossing widening or narrowing (on AVX2
+// a third of the work) and no shift.
+using BytesVec = hn::Vec<hn::ScalableTag<uint8_t>>;
+using Int16Vec = hn::Vec<hn::ScalableTag<int16_t>>;
+HWY_INLINE void CenteredBlockLanes(BytesVec x, Int16Vec& lo, Int16Vec& hi) {
   const hn::ScalableTag<uint8_t> d8;
-  const hn::RepartitionToWide<decltype(d8)> du16;
-  const hn::RebindToSigned<decltype(du16)> d16;
+  const hn::ScalableTag<int16_t> d16;
   const auto zero = hn::Zero(d8);
-  const auto lo = FixedRequant7(
-      d16, hn::BitCast(d16, hn::ShiftRight<1>(hn::BitCast(du16, hn::InterleaveLower(d8, zero, x)))), p);
-  const auto hi = FixedRequant7(
-      d16, hn::BitCast(d16, hn::ShiftRight<1>(hn::BitCast(du16, hn::InterleaveUpper(d8, zero, x)))), p);
-  return PackBlocksU8(lo, hi);
+  const auto flipped = hn::Xor(x, hn::Set(d8, 0x80));
+  lo = hn::BitCast(d16, hn::InterleaveLower(d8, zero, flipped));
+  hi = hn::BitCast(d16, hn::InterleaveUpper(d8, zero, flipped));
+}
+
+HWY_INLINE BytesVec FixedBlockBytes(BytesVec x, const FixedPlan& p) {
+  const hn::ScalableTag<int16_t> d16;
+  Int16Vec lo, hi;
+  CenteredBlockLanes(x, lo, hi);
+  return PackBlocksU8(FixedRequantCentered(d16, lo, p), FixedRequantCentered(d16, hi, p));
 }
 #endif
 
@@ -401,7 +414,7 @@ HWY_INLINE void FixedRow(const uint8_t* src, size_t n, const FixedPlan& p, uint8
 
 // The map comes from the fp32 path's own vector code; for each candidate
 // (M, s) the range of B that puts every y on its byte is two vector
-// reductions over the 256 inputs (in int32 lanes, where x << 7 times M is
+// reductions over the 256 inputs (in int32 lanes, where (x - 128) << 8 times M is
 // exact: MulHigh's floor is the arithmetic shift), and the plan is then run
 // through FixedRow itself on all 256 bytes before it is trusted.
 template <class DF>
@@ -415,11 +428,11 @@ HWY_INLINE FixedPlan PlanRequant(DF df, const RequantParams& r, const QuantizePa
   const hn::RebindToSigned<DF> di;
   const size_t N = hn::Lanes(di);
   int sMax = 0;
-  while (sMax < 14 && std::fabs(a) * 512.0 * static_cast<double>(int64_t{1} << (sMax + 1)) <= 32767.0) ++sMax;
+  while (sMax < 14 && std::fabs(a) * 256.0 * static_cast<double>(int64_t{1} << (sMax + 1)) <= 32767.0) ++sMax;
   for (int tries = 0; tries < 9; ++tries) {
     const int sh = sMax - tries / 3;  // the finest scale first, M rounded then -1, +1
     if (sh < 0) break;
-    const double m = std::nearbyint(a * 512.0 * static_cast<double>(int64_t{1} << sh)) +
+    const double m = std::nearbyint(a * 256.0 * static_cast<double>(int64_t{1} << sh)) +
                      (tries % 3 == 1 ? -1.0 : tries % 3 == 2 ? 1.0 : 0.0);
     if (std::fabs(m) > 32767.0) continue;
     const auto M = hn::Set(di, static_cast<int32_t>(m));
@@ -428,7 +441,8 @@ HWY_INLINE FixedPlan PlanRequant(DF df, const RequantParams& r, const QuantizePa
     auto lo = hn::Set(di, INT32_MIN), hi = hn::Set(di, INT32_MAX);
     auto gMin = hi, gMax = lo;
     for (size_t x = 0; x < 256; x += N) {
-      const auto g = hn::ShiftRight<16>(hn::Mul(hn::ShiftLeft<7>(LoadQ(di, bytes + x)), M));
+      const auto xc = hn::ShiftLeft<8>(hn::Sub(LoadQ(di, bytes + x), hn::Set(di, 128)));
+      const auto g = hn::ShiftRight<16>(hn::Mul(xc, M));
       const auto t = LoadQ(di, table + x);
       const auto ts = hn::ShiftLeftSame(t, sh);
       // t << s <= g + B (unless t is 0), g + B <= (t << s) + 2^s - 1 (unless 255).

@@ -214,23 +214,31 @@ HWY_INLINE void ScalePixel(DF df, const uint8_t* s, uint8_t* d, size_t c, size_t
 // ---- QuantizedScale through verified fixed point ------------------------------
 // Each channel maps the 256 input bytes to output bytes. Where that map
 // equals, for every input x but at most two (the exceptions),
-//   y = clamp(MulHigh(MulHigh(x << 7, M) + B, P), 0, 255)      (int16 lanes)
-// with P = 2^(16 - s), 2 <= s <= 14 (MulHigh by P is the arithmetic shift by
-// s, per lane, which x86 lacks for 16-bit lanes), the channel runs in 16-bit
-// lanes, and a byte compare and blend per exception puts the listed x's
-// bytes in. The map is computed by the fp32 code above and every plan is
-// checked on all 256 inputs, so the bytes are those of the fp32 formula.
-// Planning costs about as much as the fp32 formula on 400-500 bytes per
-// channel, so only calls of at least kScaleFixedMinLen positions plan.
+//   y = clamp(SaturatedAdd(MulHigh((x - 128) << 8, M), B) >> s, 0, 255)
+// in int16 lanes with 2 <= s <= 7, the channel runs in 16-bit lanes, and a
+// byte compare and blend per exception puts the listed x's bytes in. The
+// saturating add lets the line leave int16 where its bytes clamp anyway
+// (32767 >> 7 is still above 255), so s depends on the slope alone. x86 has
+// no per-lane 16-bit shift: NCHW shifts each channel's vectors by its s, and
+// NHWC shifts a chunk of channels whose plans share one s (the usual case:
+// s is 7 wherever |slope| < 1) by it, and other chunks' lanes by MulHigh by
+// P = 2^(16 - s) (exact; a second multiply). The map is computed by the
+// fp32 code above and every plan is checked on all 256 inputs, so the bytes
+// are those of the fp32 formula. Planning costs about as much as the fp32
+// formula on 400-500 bytes per channel, so only calls of at least
+// kScaleFixedMinLen positions plan.
 constexpr size_t kScaleFixedMaxC = 512;     // channels planned (stack arrays)
 constexpr size_t kScaleFixedMinLen = 1024;  // positions per call
 constexpr size_t kScaleFixedW = 64;         // bytes per chunk: 2 * Lanes(int16), at most
 constexpr size_t kScaleFixedPatches = 8;    // NHWC channels without a plan, fixed up per pixel
+constexpr int kScaleFixedMaxShift = 7;      // the largest s for which saturation still clamps
 
 struct ScaleFixedPlans {
   static constexpr size_t kSize = kScaleFixedMaxC + kScaleFixedW;  // padded to whole chunks
-  HWY_ALIGN int16_t m[kSize], b[kSize], p[kSize];
+  HWY_ALIGN int16_t m[kSize], b[kSize], p[kSize];  // p = 2^(16 - s)
   HWY_ALIGN uint8_t e0x[kSize], e0y[kSize], e1x[kSize], e1y[kSize];
+  int shift[kSize];
+  uint8_t exceptions[kSize];  // how many of the two are used
   bool ok[kSize];
   size_t failed = 0;   // channels below the planner's patchLimit without a plan
   size_t patches = 0;  // the first kScaleFixedPatches of them, with their maps
@@ -238,9 +246,9 @@ struct ScaleFixedPlans {
   uint8_t patchMap[kScaleFixedPatches][256];
 };
 
-// The constants of one vector of bytes: per lane from arrays (NHWC; M, B, P
-// in the chunk's lane order, see FixedLaneChannel; exceptions in byte order)
-// or one channel's, broadcast (NCHW).
+// The constants of one vector of bytes: per lane from arrays (NHWC; M, B
+// and P in the chunk's lane order, see FixedLaneChannel; exceptions in byte
+// order) or one channel's, broadcast (NCHW, which never needs P).
 struct FixedLaneArrays {
   const int16_t *m, *b, *p;
   const uint8_t *e0x, *e0y, *e1x, *e1y;
@@ -253,26 +261,32 @@ struct FixedLaneArrays {
   template <class D> HWY_INLINE hn::Vec<D> E1Y(D d, size_t i) const { return hn::LoadU(d, e1y + i); }
 };
 struct FixedChannel {
-  int16_t m, b, p;
+  int16_t m, b;
   uint8_t e0x, e0y, e1x, e1y;
   template <class D> HWY_INLINE hn::Vec<D> M(D d, size_t) const { return hn::Set(d, m); }
   template <class D> HWY_INLINE hn::Vec<D> B(D d, size_t) const { return hn::Set(d, b); }
-  template <class D> HWY_INLINE hn::Vec<D> P(D d, size_t) const { return hn::Set(d, p); }
   template <class D> HWY_INLINE hn::Vec<D> E0X(D d, size_t) const { return hn::Set(d, e0x); }
   template <class D> HWY_INLINE hn::Vec<D> E0Y(D d, size_t) const { return hn::Set(d, e0y); }
   template <class D> HWY_INLINE hn::Vec<D> E1X(D d, size_t) const { return hn::Set(d, e1x); }
   template <class D> HWY_INLINE hn::Vec<D> E1Y(D d, size_t) const { return hn::Set(d, e1y); }
 };
 
-template <class D16>
-HWY_INLINE hn::Vec<D16> FixedLanes(D16, hn::Vec<D16> x7, hn::Vec<D16> m, hn::Vec<D16> b,
-                                   hn::Vec<D16> p) {
-  return hn::MulHigh(hn::Add(hn::MulHigh(x7, m), b), p);
+// xc: the centred input, (x - 128) << 8; constants of k at offset i; the
+// shift by `shift`, or per lane (kLaneShift) by MulHigh by k's P.
+template <bool kLaneShift, class D16, class Params>
+HWY_INLINE hn::Vec<D16> FixedLanes(D16 d16, hn::Vec<D16> xc, const Params& k, size_t i,
+                                   int shift) {
+  const auto v = hn::SaturatedAdd(hn::MulHigh(xc, k.M(d16, i)), k.B(d16, i));
+  if constexpr (kLaneShift) {
+    return hn::MulHigh(v, k.P(d16, i));
+  } else {
+    return hn::ShiftRightSame(v, shift);
+  }
 }
 
 // The channel (offset in the chunk) of int16 lane `lane` of a chunk's two
 // vectors (low half's lanes first). x86 widens within 128-bit blocks (see
-// FixedBlockBytes): the low vector holds bytes 0-7 of every block.
+// CenteredBlockLanes): the low vector holds bytes 0-7 of every block.
 HWY_INLINE size_t FixedLaneChannel(size_t lane, size_t N16) {
 #if SYNETK_QUANT_X86_PACKS
   const size_t half = lane / N16, i = lane % N16;
@@ -283,33 +297,37 @@ HWY_INLINE size_t FixedLaneChannel(size_t lane, size_t N16) {
 #endif
 }
 
+// Puts the bytes of the exceptions (x, y) of k at offset i into y; kExceptions
+// of them are used.
+template <int kExceptions, class D8, class Params>
+HWY_INLINE hn::Vec<D8> FixedExceptions(D8 d8, hn::Vec<D8> x, hn::Vec<D8> y, const Params& k,
+                                       size_t i) {
+  if constexpr (kExceptions >= 1) y = hn::IfThenElse(hn::Eq(x, k.E0X(d8, i)), k.E0Y(d8, i), y);
+  if constexpr (kExceptions >= 2) y = hn::IfThenElse(hn::Eq(x, k.E1X(d8, i)), k.E1Y(d8, i), y);
+  return y;
+}
+
 // 2 * Lanes(int16) bytes s -> d (may be the same), constants at offset i.
-template <class Params>
-HWY_INLINE void FixedScaleChunk(const uint8_t* s, uint8_t* d, const Params& k, size_t i) {
+template <int kExceptions, bool kLaneShift, class Params>
+HWY_INLINE void FixedScaleChunk(const uint8_t* s, uint8_t* d, const Params& k, size_t i,
+                                int shift) {
   const hn::ScalableTag<int16_t> d16;
   const size_t N16 = hn::Lanes(d16);
 #if SYNETK_QUANT_X86_PACKS
   const hn::ScalableTag<uint8_t> d8;
-  const hn::RepartitionToWide<decltype(d8)> du16;
   const auto x = hn::LoadU(d8, s);
-  const auto zero = hn::Zero(d8);
-  const auto lo7 = hn::BitCast(d16, hn::ShiftRight<1>(hn::BitCast(du16, hn::InterleaveLower(d8, zero, x))));
-  const auto hi7 = hn::BitCast(d16, hn::ShiftRight<1>(hn::BitCast(du16, hn::InterleaveUpper(d8, zero, x))));
-  const auto lo = FixedLanes(d16, lo7, k.M(d16, i), k.B(d16, i), k.P(d16, i));
-  const auto hi = FixedLanes(d16, hi7, k.M(d16, i + N16), k.B(d16, i + N16), k.P(d16, i + N16));
-  auto y = PackBlocksU8(lo, hi);
-  y = hn::IfThenElse(hn::Eq(x, k.E0X(d8, i)), k.E0Y(d8, i), y);
-  y = hn::IfThenElse(hn::Eq(x, k.E1X(d8, i)), k.E1Y(d8, i), y);
-  hn::StoreU(y, d8, d);
+  Int16Vec xlo, xhi;
+  CenteredBlockLanes(x, xlo, xhi);
+  const auto lo = FixedLanes<kLaneShift>(d16, xlo, k, i, shift);
+  const auto hi = FixedLanes<kLaneShift>(d16, xhi, k, i + N16, shift);
+  hn::StoreU(FixedExceptions<kExceptions>(d8, x, PackBlocksU8(lo, hi), k, i), d8, d);
 #else
   const hn::Rebind<uint8_t, decltype(d16)> d8;
   for (size_t h = 0; h < 2 * N16; h += N16) {
     const auto x = hn::LoadU(d8, s + h);
-    const auto x7 = hn::ShiftLeft<7>(hn::BitCast(d16, hn::PromoteTo(hn::RebindToUnsigned<decltype(d16)>(), x)));
-    auto y = hn::DemoteTo(d8, FixedLanes(d16, x7, k.M(d16, i + h), k.B(d16, i + h), k.P(d16, i + h)));
-    y = hn::IfThenElse(hn::Eq(x, k.E0X(d8, i + h)), k.E0Y(d8, i + h), y);
-    y = hn::IfThenElse(hn::Eq(x, k.E1X(d8, i + h)), k.E1Y(d8, i + h), y);
-    hn::StoreU(y, d8, d + h);
+    const auto xc = CenteredLanes(d16, hn::PromoteTo(d16, x));
+    const auto y = hn::DemoteTo(d8, FixedLanes<kLaneShift>(d16, xc, k, i + h, shift));
+    hn::StoreU(FixedExceptions<kExceptions>(d8, x, y, k, i + h), d8, d + h);
   }
 #endif
 }
@@ -326,24 +344,26 @@ HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& 
   const hn::Rebind<uint8_t, decltype(d16)> d8;
   const size_t N = hn::Lanes(df), N16 = hn::Lanes(d16), W = 2 * N16;
   const size_t C = a.channels, Cpad = (C + W - 1) / W * W;
-  // Candidates from the real line y = floor(slope*x + b0): the largest s
-  // that keeps M and every MulHigh(x << 7, M) + B within int16; B or B + 1.
+  // Candidates from the real line y = floor(slope * (x - 128) + centre): the
+  // largest s that keeps M within int16; B or B + 1.
   const double ss = k.srcScale, inv = k.invDstScale;
   for (size_t c = 0; c < Cpad; ++c) {
-    double slope = 0.0, b0 = 0.0;
+    double slope = 0.0, centre = 0.0;
     if (c < C) {
       const double sc = a.scale[c], bi = kHasBias ? a.bias[c] : 0.0;
       slope = ss * sc * inv;
-      b0 = (-static_cast<double>(k.srcZero) * ss * sc + bi) * inv + a.dstZero + 0.5;
+      centre = (static_cast<double>(128 - k.srcZero) * ss * sc + bi) * inv + a.dstZero + 0.5;
     }
-    double bound = 32000.0 / (std::fabs(b0) + 255.0 * std::fabs(slope) + 1.0);
-    if (slope != 0.0) bound = HWY_MIN(bound, 63.99 / std::fabs(slope));
-    const bool ok = c < C && bound >= 4.0;  // false for NaN and infinities
-    const int sh = ok ? HWY_MIN(14, std::ilogb(bound)) : 14;
+    // false for NaN and infinities; |slope| < 32 keeps s >= 2 (P in int16)
+    const bool ok = c < C && std::fabs(slope) < 31.99 && std::fabs(centre) < 1e6;
+    int sh = kScaleFixedMaxShift;
+    if (ok && slope != 0.0) sh = HWY_MIN(sh, std::ilogb(127.99 / std::fabs(slope)));
     const double unit = static_cast<double>(1 << sh);
-    p.m[c] = ok ? static_cast<int16_t>(std::nearbyint(slope * 512.0 * unit)) : 0;
-    p.b[c] = ok ? static_cast<int16_t>(std::floor(b0 * unit)) : 0;
+    const double b = std::floor(centre * unit);
+    p.m[c] = ok ? static_cast<int16_t>(std::nearbyint(slope * 256.0 * unit)) : 0;
+    p.b[c] = ok ? static_cast<int16_t>(HWY_MIN(HWY_MAX(b, -32768.0), 32766.0)) : 0;
     p.p[c] = static_cast<int16_t>(1 << (16 - sh));
+    p.shift[c] = sh;
     p.ok[c] = ok;
   }
   // The maps, a chunk of W channels at a time: map[x * W + lane].
@@ -375,20 +395,25 @@ HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& 
     const auto zero = hn::Zero(d16), one = hn::Set(d16, 1), top = hn::Set(d16, 255);
     for (size_t h = 0; h < W; h += N16) {
       const size_t c = c0 + h;
+      // The kernel's shift by s, per lane, as MulHigh by 2^(16 - s) (exact).
       const auto M = hn::LoadU(d16, p.m + c), P = hn::LoadU(d16, p.p + c);
       const auto B0 = hn::LoadU(d16, p.b + c), B1 = hn::Add(B0, one);
       const auto y = [&](hn::Vec<decltype(d16)> g, hn::Vec<decltype(d16)> B) HWY_ATTR {
-        return hn::Min(hn::Max(hn::MulHigh(hn::Add(g, B), P), zero), top);
+        return hn::Min(hn::Max(hn::MulHigh(hn::SaturatedAdd(g, B), P), zero), top);
       };
       const auto mapAt = [&](size_t x) HWY_ATTR {
         return hn::BitCast(d16, hn::PromoteTo(hn::RebindToUnsigned<decltype(d16)>(),
                                               hn::LoadU(d8, map + x * W + h)));
       };
+      const auto gAt = [&](size_t x) HWY_ATTR {
+        const int16_t xc = static_cast<int16_t>((static_cast<int>(x) - 128) * 256);
+        return hn::MulHigh(hn::Set(d16, xc), M);
+      };
       // Which of B and B + 1 misses fewer inputs (a miss adds -1).
       auto miss0 = zero, miss1 = zero;
       for (size_t x = 0; x < 256; ++x) {
         const auto m = mapAt(x);
-        const auto g = hn::MulHigh(hn::Set(d16, static_cast<int16_t>(x << 7)), M);
+        const auto g = gAt(x);
         miss0 = hn::Add(miss0, hn::VecFromMask(d16, hn::Ne(y(g, B0), m)));
         miss1 = hn::Add(miss1, hn::VecFromMask(d16, hn::Ne(y(g, B1), m)));
       }
@@ -398,8 +423,7 @@ HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& 
       auto e0x = zero, e1x = zero, e0y = mapAt(0), e1y = e0y, count = zero;
       for (size_t x = 0; x < 256; ++x) {
         const auto m = mapAt(x);
-        const auto g = hn::MulHigh(hn::Set(d16, static_cast<int16_t>(x << 7)), M);
-        const auto miss = hn::VecFromMask(d16, hn::Ne(y(g, B), m));
+        const auto miss = hn::VecFromMask(d16, hn::Ne(y(gAt(x), B), m));
         const auto at0 = hn::MaskFromVec(hn::And(miss, hn::VecFromMask(d16, hn::Eq(count, zero))));
         const auto at1 = hn::MaskFromVec(hn::And(miss, hn::VecFromMask(d16, hn::Eq(count, one))));
         const auto xv = hn::Set(d16, static_cast<int16_t>(x));
@@ -416,6 +440,7 @@ HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& 
       hn::Store(count, d16, misses);
       for (size_t i = 0; i < N16 && c + i < C; ++i) {
         p.ok[c + i] = p.ok[c + i] && misses[i] <= 2;
+        p.exceptions[c + i] = static_cast<uint8_t>(HWY_MIN(misses[i], 2));
         if (p.ok[c + i] || c + i >= patchLimit) continue;
         if (p.failed < kScaleFixedPatches) {
           p.patchC[p.failed] = c + i;
@@ -428,7 +453,8 @@ HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& 
   }
 }
 
-// NCHW rows of planned channels in fixed point, the others in fp32.
+// NCHW rows of planned channels in fixed point (blending only the
+// exceptions a channel has), the others in fp32.
 template <bool kHasBias, bool kNaN, bool kClamp4>
 HWY_NOINLINE void ScaleNchwFixed(const detail::ScaleArgs& a, const ScaleParams& k,
                                  const QuantizeParams& q, const ScaleFixedPlans& p) {
@@ -448,14 +474,27 @@ HWY_NOINLINE void ScaleNchwFixed(const detail::ScaleArgs& a, const ScaleParams& 
                                         hn::Set(df, kHasBias ? bias[c] : 0.0f), k, q, dst);
       continue;
     }
-    const FixedChannel fc{p.m[c], p.b[c], p.p[c], p.e0x[c], p.e0y[c], p.e1x[c], p.e1y[c]};
-    size_t i = 0;
-    for (; i + W <= len; i += W) FixedScaleChunk(src + i, dst + i, fc, 0);
-    if (i < len) {
-      HWY_ALIGN uint8_t buf[kScaleFixedW] = {};
-      std::memcpy(buf, src + i, len - i);
-      FixedScaleChunk(buf, buf, fc, 0);
-      std::memcpy(dst + i, buf, len - i);
+    const FixedChannel fc{p.m[c], p.b[c], p.e0x[c], p.e0y[c], p.e1x[c], p.e1y[c]};
+    const int shift = p.shift[c];
+    const auto row = [&](auto exceptions) HWY_ATTR {
+      constexpr int kExceptions = decltype(exceptions)::value;
+      size_t i = 0;
+      for (; i + W <= len; i += W) {
+        FixedScaleChunk<kExceptions, false>(src + i, dst + i, fc, 0, shift);
+      }
+      if (i < len) {
+        HWY_ALIGN uint8_t buf[kScaleFixedW] = {};
+        std::memcpy(buf, src + i, len - i);
+        FixedScaleChunk<kExceptions, false>(buf, buf, fc, 0, shift);
+        std::memcpy(dst + i, buf, len - i);
+      }
+    };
+    if (p.exceptions[c] == 0) {
+      row(std::integral_constant<int, 0>());
+    } else if (p.exceptions[c] == 1) {
+      row(std::integral_constant<int, 1>());
+    } else {
+      row(std::integral_constant<int, 2>());
     }
   }
 }
@@ -472,13 +511,26 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
   // stores cannot alias, so that a group's loads are shared).
   HWY_ALIGN int16_t km[kScaleFixedMaxC], kb[kScaleFixedMaxC], kp[kScaleFixedMaxC];
   HWY_ALIGN uint8_t ke[4][kScaleFixedMaxC];
+  // At each chunk's first channel: the shift its planned channels share, or
+  // -1 (per lane). Channels without a plan are patched, whatever their lanes.
+  int ks[kScaleFixedMaxC];
   for (size_t c0 = 0; c0 < Cf; c0 += W) {
+    int shared = kScaleFixedMaxShift;
+    bool first = true;
     for (size_t lane = 0; lane < W; ++lane) {
       const size_t c = c0 + FixedLaneChannel(lane, N16);
       km[c0 + lane] = p.m[c];
       kb[c0 + lane] = p.b[c];
       kp[c0 + lane] = p.p[c];
+      if (!p.ok[c]) continue;
+      if (first || shared == p.shift[c]) {
+        shared = p.shift[c];
+      } else {
+        shared = -1;
+      }
+      first = false;
     }
+    ks[c0] = shared;
   }
   std::memcpy(ke[0], p.e0x, Cf);
   std::memcpy(ke[1], p.e0y, Cf);
@@ -494,8 +546,9 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
   const uint8_t* const src = a.src + a.sBegin * C;
   uint8_t* const dst = a.dst + a.sBegin * C;
   const size_t pixels = a.sEnd - a.sBegin, n = pixels * C;
-  // Pixels in groups of kGroup: each chunk's ten constant vectors are loaded
-  // once per group (loaded per pixel, the loads were the bottleneck).
+  // Pixels in groups of kGroup: each chunk's constant vectors (eight, ten
+  // with P) and its shift are loaded once per group (loaded per pixel, the
+  // loads were the bottleneck).
   constexpr size_t kGroup = 4;
   uint8_t saved[kGroup][kScaleFixedPatches];
   const auto group = [&](size_t i0, auto count) HWY_ATTR {
@@ -507,7 +560,16 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
       for (size_t j = 0; j < patches; ++j) saved[r][j] = s[r * C + patchC[j]];
     }
     for (size_t c = 0; c < Cf; c += W) {
-      for (size_t r = 0; r < g; ++r) FixedScaleChunk(s + r * C + c, d + r * C + c, arr, c);
+      const int shift = ks[c];
+      if (shift >= 0) {
+        for (size_t r = 0; r < g; ++r) {
+          FixedScaleChunk<2, false>(s + r * C + c, d + r * C + c, arr, c, shift);
+        }
+      } else {
+        for (size_t r = 0; r < g; ++r) {
+          FixedScaleChunk<2, true>(s + r * C + c, d + r * C + c, arr, c, 0);
+        }
+      }
     }
     for (size_t r = 0; r < g; ++r) {
       if (Cf < C) {
