@@ -441,8 +441,7 @@ HWY_INLINE FixedPlan PlanRequant(DF df, const RequantParams& r, const QuantizePa
     auto lo = hn::Set(di, INT32_MIN), hi = hn::Set(di, INT32_MAX);
     auto gMin = hi, gMax = lo;
     for (size_t x = 0; x < 256; x += N) {
-      const auto xc = hn::ShiftLeft<8>(hn::Sub(LoadQ(di, bytes + x), hn::Set(di, 128)));
-      const auto g = hn::ShiftRight<16>(hn::Mul(xc, M));
+      const auto g = hn::ShiftRight<16>(hn::Mul(CenteredLanes(di, LoadQ(di, bytes + x)), M));
       const auto t = LoadQ(di, table + x);
       const auto ts = hn::ShiftLeftSame(t, sh);
       // t << s <= g + B (unless t is 0), g + B <= (t << s) + 2^s - 1 (unless 255).

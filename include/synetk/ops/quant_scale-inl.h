@@ -102,6 +102,16 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> ScaleValues(DF df, hn::Vec<hn::Rebind
   return ScaleFinish<kHasBias, kNaN, kClamp>(df, ScaleSource(df, x, k), scale, bias, k, q);
 }
 
+// u[x] = float(x - srcZero) * srcScale for all 256 inputs: the per-tensor
+// half, once per call, for the tables and the fixed-point planner.
+HWY_INLINE void ScaleSourceTable(const ScaleParams& k, float* HWY_RESTRICT u) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  for (size_t x = 0; x < 256; x += hn::Lanes(df)) {
+    hn::Store(ScaleSource(df, LoadQ(di, detail::kByteIdentity.t + x), k), df, u + x);
+  }
+}
+
 // One channel's table from u[x] = float(x - srcZero) * srcScale.
 template <bool kHasBias, bool kNaN, bool kClamp, class DF>
 HWY_INLINE void ScaleTable(DF df, const float* HWY_RESTRICT u, hn::Vec<DF> sc, hn::Vec<DF> bi,
@@ -137,12 +147,8 @@ template <bool kHasBias, bool kNaN, bool kClamp>
 HWY_INLINE void ScaleNchwTables(const detail::ScaleArgs& a, const ScaleParams& k,
                                 const QuantizeParams& q) {
   const hn::ScalableTag<float> df;
-  const hn::RebindToSigned<decltype(df)> di;
-  const size_t N = hn::Lanes(df);
   HWY_ALIGN float u[256];
-  for (size_t i = 0; i < 256; i += N) {
-    hn::Store(ScaleSource(df, LoadQ(di, detail::kByteIdentity.t + i), k), df, u + i);
-  }
+  ScaleSourceTable(k, u);
   // Locals: the table stores (uint8_t) could alias the fields of a.
   const size_t C = a.channels, S = a.spatial, len = a.sEnd - a.sBegin;
   const float* const scale = a.scale;
@@ -368,9 +374,7 @@ HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& 
   }
   // The maps, a chunk of W channels at a time: map[x * W + lane].
   HWY_ALIGN float u[256];
-  for (size_t x = 0; x < 256; x += N) {
-    hn::Store(ScaleSource(df, LoadQ(di, detail::kByteIdentity.t + x), k), df, u + x);
-  }
+  ScaleSourceTable(k, u);
   HWY_ALIGN uint8_t map[256 * kScaleFixedW];
   HWY_ALIGN float scb[kScaleFixedW], bib[kScaleFixedW];
   HWY_ALIGN int16_t misses[kMaxLanes<int16_t>];
@@ -453,11 +457,12 @@ HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& 
   }
 }
 
-// NCHW rows of planned channels in fixed point (blending only the
-// exceptions a channel has), the others in fp32.
+// NCHW without byte tables, row by row: channels with a plan in p in fixed
+// point (blending only the exceptions a channel has), the others (all of
+// them without p) in the fp32 formula.
 template <bool kHasBias, bool kNaN, bool kClamp4>
-HWY_NOINLINE void ScaleNchwFixed(const detail::ScaleArgs& a, const ScaleParams& k,
-                                 const QuantizeParams& q, const ScaleFixedPlans& p) {
+HWY_INLINE void ScaleNchwRows(const detail::ScaleArgs& a, const ScaleParams& k,
+                              const QuantizeParams& q, const ScaleFixedPlans* plans) {
   const hn::ScalableTag<float> df;
   const size_t W = 2 * hn::Lanes(hn::ScalableTag<int16_t>());
   // Locals: stores through dst (uint8_t) could alias the fields of a and p.
@@ -469,11 +474,12 @@ HWY_NOINLINE void ScaleNchwFixed(const detail::ScaleArgs& a, const ScaleParams& 
   for (size_t c = 0; c < C; ++c) {
     const uint8_t* src = src0 + c * S;
     uint8_t* dst = dst0 + c * S;
-    if (!p.ok[c]) {
+    if (plans == nullptr || !plans->ok[c]) {
       ScaleRow<kHasBias, kNaN, kClamp4>(df, src, len, hn::Set(df, scale[c]),
                                         hn::Set(df, kHasBias ? bias[c] : 0.0f), k, q, dst);
       continue;
     }
+    const ScaleFixedPlans& p = *plans;
     const FixedChannel fc{p.m[c], p.b[c], p.e0x[c], p.e0y[c], p.e1x[c], p.e1y[c]};
     const int shift = p.shift[c];
     const auto row = [&](auto exceptions) HWY_ATTR {
@@ -607,26 +613,9 @@ HWY_NOINLINE bool ScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
       if (plans.failed > kScaleFixedPatches) return false;
       ScaleNhwcFixed<kHasBias, kNaN, kClamp4>(a, k, q, plans, Cf);
     } else {
-      ScaleNchwFixed<kHasBias, kNaN, kClamp4>(a, k, q, plans);
+      ScaleNchwRows<kHasBias, kNaN, kClamp4>(a, k, q, &plans);
     }
     return true;
-  }
-}
-
-// NCHW without byte tables: each channel's row in the fp32 formula.
-template <bool kHasBias, bool kNaN, bool kClamp4>
-HWY_INLINE void ScaleNchwRows(const detail::ScaleArgs& a, const ScaleParams& k,
-                              const QuantizeParams& q) {
-  const hn::ScalableTag<float> df;
-  // Locals: stores through dst (uint8_t) could alias the fields of a.
-  const float* const scale = a.scale;
-  const float* const bias = a.bias;
-  const size_t C = a.channels, S = a.spatial, len = a.sEnd - a.sBegin;
-  const uint8_t* const src0 = a.src + a.sBegin;
-  uint8_t* const dst0 = a.dst + a.sBegin;
-  for (size_t c = 0; c < C; ++c) {
-    ScaleRow<kHasBias, kNaN, kClamp4>(df, src0 + c * S, len, hn::Set(df, scale[c]),
-                                      hn::Set(df, kHasBias ? bias[c] : 0.0f), k, q, dst0 + c * S);
   }
 }
 
@@ -660,7 +649,7 @@ void ScaleKernel(const detail::ScaleArgs& a) {
       if (kByteLookup && a.sEnd - a.sBegin >= kTableMinBytes) {
         ScaleNchwTables<kBias, kNaN, kClamp>(a, k, q);
       } else {
-        ScaleNchwRows<kBias, kNaN, kClamp>(a, k, q);
+        ScaleNchwRows<kBias, kNaN, kClamp>(a, k, q, nullptr);
       }
     } else {
       ScaleNhwc<kBias, kNaN, kClamp>(a, k, q);
