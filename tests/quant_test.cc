@@ -162,6 +162,21 @@ void QuantizeCases() {
   std::vector<F> big(64 * 56 * 2 + 3);
   for (auto& x : big) x = ToElem<F>(RandomFloat(-10.0f, 10.0f));
   CheckQuantize<F, Q>(big, 1.0f / 0.043f, QMax<Q>() / 2);
+  // One edge value alone among ordinary ones, at every position of the
+  // first 70 (more than four 16-lane vectors): the kernel may test a whole
+  // block at once and must see any single NaN, infinity or |v| >= 2^22.
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float x : {std::nanf(""), -std::nanf(""), inf, -inf, 4194304.0f, -4194304.0f, 4194303.5f,
+                  -4194303.5f, 16777216.0f, -16777216.0f, 3.0e9f, -1e30f}) {
+    std::vector<F> lone(70);
+    for (auto& y : lone) y = ToElem<F>(RandomFloat(-90.0f, 90.0f));
+    for (size_t p = 0; p < lone.size(); ++p) {
+      const F keep = lone[p];
+      lone[p] = ToElem<F>(x);
+      CheckQuantize<F, Q>(lone, 1.0f, 1);
+      lone[p] = keep;
+    }
+  }
 }
 
 // Non-temporal stores forced on (SetStreamingThreshold) into a 64-byte

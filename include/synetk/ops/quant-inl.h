@@ -567,6 +567,18 @@ void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::
 }
 
 // ---- QuantizeLinear: dst = clamp(Round(src * norm) + zero) --------------------
+// Whether four vectors hold no NaN and only |v| < 2^22, where Quantize needs
+// neither its NaN test nor its clamp before a saturating StoreQ4: one test
+// per block instead of four ops per vector. The largest |v| is taken as
+// integers: NaN bits lie above every finite value's, and the integer max
+// keeps them where the fp32 max would drop them.
+template <class DI, class V>
+HWY_INLINE bool PlainBlock(DI di, V v0, V v1, V v2, V v3) {
+  const auto mag = [di](V v) HWY_ATTR { return hn::And(hn::BitCast(di, v), hn::Set(di, 0x7FFFFFFF)); };
+  const auto top = hn::Max(hn::Max(mag(v0), mag(v1)), hn::Max(mag(v2), mag(v3)));
+  return hn::AllTrue(di, hn::Lt(top, hn::Set(di, 0x4A800000)));  // bits of 2^22
+}
+
 template <class Cfg>
 void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quant>& a) {
   using Q = typename Cfg::Quant;
@@ -584,14 +596,27 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
   auto quant = [&](hn::Vec<D> x) HWY_ATTR {
     return Quantize<true>(df, hn::Mul(x, hn::Set(df, norm)), q);
   };
+  const auto scaled = [&](size_t i) HWY_ATTR {
+    return hn::Mul(LoadF32(df, src + i), hn::Set(df, norm));
+  };
+  // binary16 sources keep the per-vector clamp: with the block test below,
+  // f16 -> int8 64x56x56 ran 26 -> 32 us on AVX2 (Zen 3), while f32 and
+  // bf16 gained 23 -> 17 and 29 -> 22 us.
+  constexpr bool kBlockTest =
+      kStoreQ4Saturates && ElementTraits<typename Cfg::Float>::kEncoding != Encoding::kFloat16;
   size_t i = 0;
   for (; i + 4 * N <= size; i += 4 * N) {
     PrefetchAheadLines(src, i, 4 * N, size);
-    const auto r0 = quant(LoadF32(df, src + i));
-    const auto r1 = quant(LoadF32(df, src + i + N));
-    const auto r2 = quant(LoadF32(df, src + i + 2 * N));
-    const auto r3 = quant(LoadF32(df, src + i + 3 * N));
-    StoreQ4(di, r0, r1, r2, r3, dst + i);
+    const auto v0 = scaled(i), v1 = scaled(i + N), v2 = scaled(i + 2 * N), v3 = scaled(i + 3 * N);
+    if constexpr (kBlockTest) {
+      if (HWY_LIKELY(PlainBlock(di, v0, v1, v2, v3))) {
+        StoreQ4(di, Quantize<false, false>(df, v0, q), Quantize<false, false>(df, v1, q),
+                Quantize<false, false>(df, v2, q), Quantize<false, false>(df, v3, q), dst + i);
+        continue;
+      }
+    }
+    StoreQ4(di, Quantize<true>(df, v0, q), Quantize<true>(df, v1, q), Quantize<true>(df, v2, q),
+            Quantize<true>(df, v3, q), dst + i);
   }
   for (; i + N <= size; i += N) StoreQ(di, quant(LoadF32(df, src + i)), dst + i);
   if (i < size) {
