@@ -82,7 +82,7 @@ HWY_INLINE ScaleMode ScaleModeFor(const detail::ScaleArgs& a, const ScaleParams&
   const hn::ScalableTag<float> df;
   const size_t N = hn::Lanes(df);
   const auto vlo = hn::Set(df, lo), vhi = hn::Set(df, hi);
-  const auto limit = hn::Set(df, 4194304.0f);
+  const auto limit = hn::Set(df, kUnclampedLimit);
   auto ok = hn::Eq(vlo, vlo);
   for (size_t c = 0; c < a.channels; c += N) {
     const size_t count = HWY_MIN(N, a.channels - c);
