@@ -509,14 +509,16 @@ HWY_INLINE void RequantRowsWith(DF df, const RowRequant& op, const uint8_t* src,
     MapByteRows(op.map, src, srcStride, n, rows, dst, dstStride);
     return;
   }
+  if (op.plan.fast) {
+    // A local copy: the byte stores could alias op, whose constants would
+    // then be reloaded and broadcast again for every row (NHWC concat rows
+    // are one pixel's channels of an input, often one or two vectors).
+    const FixedPlan plan = op.plan;
+    for (size_t i = 0; i < rows; ++i) FixedRow(src + i * srcStride, n, plan, dst + i * dstStride);
+    return;
+  }
   for (size_t i = 0; i < rows; ++i) {
-    const uint8_t* s = src + i * srcStride;
-    uint8_t* d = dst + i * dstStride;
-    if (op.plan.fast) {
-      FixedRow(s, n, op.plan, d);
-    } else {
-      RequantRow(df, s, n, op.r, op.q, d);
-    }
+    RequantRow(df, src + i * srcStride, n, op.r, op.q, dst + i * dstStride);
   }
 }
 

@@ -231,7 +231,7 @@ HWY_INLINE void ScalePixel(DF df, const uint8_t* s, uint8_t* d, size_t c, size_t
 // P = 2^(16 - s) (exact; a second multiply). The map is computed by the
 // fp32 code above and every plan is checked on all 256 inputs, so the bytes
 // are those of the fp32 formula. Planning costs about as much as the fp32
-// formula on 400-500 bytes per channel, so only calls of at least
+// formula on 300-400 bytes per channel, so only calls of at least
 // kScaleFixedMinLen positions plan.
 constexpr size_t kScaleFixedMaxC = 512;     // channels planned (stack arrays)
 constexpr size_t kScaleFixedMinLen = 1024;  // positions per call
@@ -338,17 +338,107 @@ HWY_INLINE void FixedScaleChunk(const uint8_t* s, uint8_t* d, const Params& k, s
 #endif
 }
 
+// The bytes of a chunk's two int16 vectors in the kernel's order: x86 packs
+// per 128-bit block (lanes in FixedLaneChannel order come out in channel
+// order), other targets narrow each half.
+template <class D16>
+HWY_INLINE hn::Vec<hn::Repartition<uint8_t, D16>> FixedChunkBytes(D16 d16, hn::Vec<D16> lo,
+                                                                  hn::Vec<D16> hi) {
+#if SYNETK_QUANT_X86_PACKS
+  (void)d16;
+  return PackBlocksU8(lo, hi);
+#elif HWY_TARGET == HWY_SCALAR  // never plans (ScaleFixed), and has no Combine
+  (void)hi;
+  return hn::DemoteTo(hn::Rebind<uint8_t, D16>(), lo);
+#else
+  const hn::Rebind<uint8_t, D16> d8h;
+  return hn::Combine(hn::Repartition<uint8_t, D16>(), hn::DemoteTo(d8h, hi),
+                     hn::DemoteTo(d8h, lo));
+#endif
+}
+
+// For every input x, which channels of a chunk (bit j: channel j of the
+// chunk) the plans with B and with B + 1 miss: bits0[x], bits1[x]. The plans
+// run as in the kernel, the per-lane shift as MulHigh by 2^(16 - s) (exact).
+template <class D16>
+HWY_INLINE void FixedChunkMisses(D16 d16, const int16_t* m, const int16_t* b, const int16_t* pw,
+                                 const uint8_t* map, size_t W, uint64_t* bits0, uint64_t* bits1) {
+  const hn::Repartition<uint8_t, D16> d8;
+  const size_t N16 = hn::Lanes(d16);
+  const auto Mlo = hn::Load(d16, m), Mhi = hn::Load(d16, m + N16);
+  const auto Plo = hn::Load(d16, pw), Phi = hn::Load(d16, pw + N16);
+  const auto B0lo = hn::Load(d16, b), B0hi = hn::Load(d16, b + N16);
+  const auto one = hn::Set(d16, 1);
+  const auto B1lo = hn::Add(B0lo, one), B1hi = hn::Add(B0hi, one);
+  HWY_ALIGN uint8_t mask[kScaleFixedW / 8];
+  for (size_t x = 0; x < 256; ++x) {
+    const auto xc = hn::Set(d16, static_cast<int16_t>((static_cast<int>(x) - 128) * 256));
+    const auto glo = hn::MulHigh(xc, Mlo), ghi = hn::MulHigh(xc, Mhi);
+    const auto want = hn::Load(d8, map + x * W);
+    const auto y0 = FixedChunkBytes(d16, hn::MulHigh(hn::SaturatedAdd(glo, B0lo), Plo),
+                                    hn::MulHigh(hn::SaturatedAdd(ghi, B0hi), Phi));
+    const auto y1 = FixedChunkBytes(d16, hn::MulHigh(hn::SaturatedAdd(glo, B1lo), Plo),
+                                    hn::MulHigh(hn::SaturatedAdd(ghi, B1hi), Phi));
+    uint64_t w0 = 0, w1 = 0;
+    hn::StoreMaskBits(d8, hn::Not(hn::Eq(y0, want)), mask);
+    std::memcpy(&w0, mask, W / 8);
+    hn::StoreMaskBits(d8, hn::Not(hn::Eq(y1, want)), mask);
+    std::memcpy(&w1, mask, W / 8);
+    bits0[x] = w0;
+    bits1[x] = w1;
+  }
+}
+
+// Lanes [c, c + n) of a chunk's plans: which of B and B + 1 misses fewer
+// inputs (from the bits of FixedChunkMisses), its first two misses as the
+// exceptions (unused ones: (0, map[0])), and the channels with more than two
+// misses left without a plan; the first kScaleFixedPatches such channels
+// below patchLimit keep their maps.
+HWY_INLINE void FixedChunkExceptions(const uint8_t* map, size_t W, size_t c, size_t n,
+                                     const uint64_t* bits0, const uint64_t* bits1,
+                                     size_t patchLimit, ScaleFixedPlans& p) {
+  uint16_t count[2][kScaleFixedW] = {};
+  uint8_t first[2][kScaleFixedW][2] = {};
+  for (size_t x = 0; x < 256; ++x) {
+    for (int j = 0; j < 2; ++j) {
+      for (uint64_t w = j ? bits1[x] : bits0[x]; w != 0; w &= w - 1) {
+        const size_t lane = static_cast<size_t>(hwy::Num0BitsBelowLS1Bit_Nonzero64(w));
+        if (count[j][lane] < 2) first[j][lane][count[j][lane]] = static_cast<uint8_t>(x);
+        ++count[j][lane];
+      }
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const int j = count[1][i] < count[0][i] ? 1 : 0;
+    const size_t misses = count[j][i];
+    const uint8_t x0 = misses >= 1 ? first[j][i][0] : 0, x1 = misses >= 2 ? first[j][i][1] : 0;
+    const size_t ch = c + i;
+    p.b[ch] = static_cast<int16_t>(p.b[ch] + j);
+    p.e0x[ch] = x0;
+    p.e0y[ch] = map[x0 * W + i];
+    p.e1x[ch] = x1;
+    p.e1y[ch] = map[x1 * W + i];
+    p.ok[ch] = p.ok[ch] && misses <= 2;
+    p.exceptions[ch] = static_cast<uint8_t>(HWY_MIN(misses, size_t{2}));
+    if (p.ok[ch] || ch >= patchLimit) continue;
+    if (p.failed < kScaleFixedPatches) {
+      p.patchC[p.failed] = ch;
+      for (size_t x = 0; x < 256; ++x) p.patchMap[p.failed][x] = map[x * W + i];
+      p.patches = p.failed + 1;
+    }
+    ++p.failed;
+  }
+}
+
 // Plans every channel of the call into p (natural channel order). Channels
 // below patchLimit without a plan are counted, and the first
 // kScaleFixedPatches keep their maps (NHWC fixes them up per pixel).
-template <bool kHasBias>
+template <bool kHasBias, bool kClamp4>
 HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
                                  const QuantizeParams& q, size_t patchLimit, ScaleFixedPlans& p) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
-  const hn::ScalableTag<int16_t> d16;
-  const hn::Rebind<uint8_t, decltype(d16)> d8;
-  const size_t N = hn::Lanes(df), N16 = hn::Lanes(d16), W = 2 * N16;
+  const size_t N = hn::Lanes(df), N16 = hn::Lanes(hn::ScalableTag<int16_t>()), W = 2 * N16;
   const size_t C = a.channels, Cpad = (C + W - 1) / W * W;
   // Candidates from the real line y = floor(slope * (x - 128) + centre): the
   // largest s that keeps M within int16; B or B + 1.
@@ -372,18 +462,24 @@ HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& 
     p.shift[c] = sh;
     p.ok[c] = ok;
   }
-  // The maps, a chunk of W channels at a time: map[x * W + lane].
+  // The maps, a chunk of W channels at a time: map[x * W + lane], by the
+  // call's own fp32 variant (never NaN here: ScaleFixed), so the same bytes.
   HWY_ALIGN float u[256];
   ScaleSourceTable(k, u);
   HWY_ALIGN uint8_t map[256 * kScaleFixedW];
   HWY_ALIGN float scb[kScaleFixedW], bib[kScaleFixedW];
-  HWY_ALIGN int16_t misses[kMaxLanes<int16_t>];
+  HWY_ALIGN int16_t lm[kScaleFixedW], lb[kScaleFixedW], lp[kScaleFixedW];  // lane order
+  uint64_t bits0[256], bits1[256];
   p.failed = 0;
   p.patches = 0;
   for (size_t c0 = 0; c0 < C; c0 += W) {
     for (size_t i = 0; i < W; ++i) {
       scb[i] = c0 + i < C ? a.scale[c0 + i] : 0.0f;
       bib[i] = kHasBias && c0 + i < C ? a.bias[c0 + i] : 0.0f;
+      const size_t c = c0 + FixedLaneChannel(i, N16);
+      lm[i] = p.m[c];
+      lb[i] = p.b[c];
+      lp[i] = p.p[c];
     }
     const auto sc0 = hn::Load(df, scb), sc1 = hn::Load(df, scb + N);
     const auto sc2 = hn::Load(df, scb + 2 * N), sc3 = hn::Load(df, scb + 3 * N);
@@ -391,69 +487,13 @@ HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& 
     const auto bi2 = hn::Load(df, bib + 2 * N), bi3 = hn::Load(df, bib + 3 * N);
     for (size_t x = 0; x < 256; ++x) {  // 4 * N = W
       const auto t = hn::Set(df, u[x]);
-      StoreQ4(di, ScaleFinish<kHasBias, true>(df, t, sc0, bi0, k, q),
-              ScaleFinish<kHasBias, true>(df, t, sc1, bi1, k, q),
-              ScaleFinish<kHasBias, true>(df, t, sc2, bi2, k, q),
-              ScaleFinish<kHasBias, true>(df, t, sc3, bi3, k, q), map + x * W);
+      StoreQ4(di, ScaleFinish<kHasBias, false, kClamp4>(df, t, sc0, bi0, k, q),
+              ScaleFinish<kHasBias, false, kClamp4>(df, t, sc1, bi1, k, q),
+              ScaleFinish<kHasBias, false, kClamp4>(df, t, sc2, bi2, k, q),
+              ScaleFinish<kHasBias, false, kClamp4>(df, t, sc3, bi3, k, q), map + x * W);
     }
-    const auto zero = hn::Zero(d16), one = hn::Set(d16, 1), top = hn::Set(d16, 255);
-    for (size_t h = 0; h < W; h += N16) {
-      const size_t c = c0 + h;
-      // The kernel's shift by s, per lane, as MulHigh by 2^(16 - s) (exact).
-      const auto M = hn::LoadU(d16, p.m + c), P = hn::LoadU(d16, p.p + c);
-      const auto B0 = hn::LoadU(d16, p.b + c), B1 = hn::Add(B0, one);
-      const auto y = [&](hn::Vec<decltype(d16)> g, hn::Vec<decltype(d16)> B) HWY_ATTR {
-        return hn::Min(hn::Max(hn::MulHigh(hn::SaturatedAdd(g, B), P), zero), top);
-      };
-      const auto mapAt = [&](size_t x) HWY_ATTR {
-        return hn::BitCast(d16, hn::PromoteTo(hn::RebindToUnsigned<decltype(d16)>(),
-                                              hn::LoadU(d8, map + x * W + h)));
-      };
-      const auto gAt = [&](size_t x) HWY_ATTR {
-        const int16_t xc = static_cast<int16_t>((static_cast<int>(x) - 128) * 256);
-        return hn::MulHigh(hn::Set(d16, xc), M);
-      };
-      // Which of B and B + 1 misses fewer inputs (a miss adds -1).
-      auto miss0 = zero, miss1 = zero;
-      for (size_t x = 0; x < 256; ++x) {
-        const auto m = mapAt(x);
-        const auto g = gAt(x);
-        miss0 = hn::Add(miss0, hn::VecFromMask(d16, hn::Ne(y(g, B0), m)));
-        miss1 = hn::Add(miss1, hn::VecFromMask(d16, hn::Ne(y(g, B1), m)));
-      }
-      const auto B = hn::IfThenElse(hn::Lt(miss0, miss1), B1, B0);
-      hn::StoreU(B, d16, p.b + c);
-      // The first two misses become the exceptions; unused ones are (0, map[0]).
-      auto e0x = zero, e1x = zero, e0y = mapAt(0), e1y = e0y, count = zero;
-      for (size_t x = 0; x < 256; ++x) {
-        const auto m = mapAt(x);
-        const auto miss = hn::VecFromMask(d16, hn::Ne(y(gAt(x), B), m));
-        const auto at0 = hn::MaskFromVec(hn::And(miss, hn::VecFromMask(d16, hn::Eq(count, zero))));
-        const auto at1 = hn::MaskFromVec(hn::And(miss, hn::VecFromMask(d16, hn::Eq(count, one))));
-        const auto xv = hn::Set(d16, static_cast<int16_t>(x));
-        e0x = hn::IfThenElse(at0, xv, e0x);
-        e0y = hn::IfThenElse(at0, m, e0y);
-        e1x = hn::IfThenElse(at1, xv, e1x);
-        e1y = hn::IfThenElse(at1, m, e1y);
-        count = hn::Sub(count, miss);
-      }
-      hn::StoreU(hn::DemoteTo(d8, e0x), d8, p.e0x + c);
-      hn::StoreU(hn::DemoteTo(d8, e0y), d8, p.e0y + c);
-      hn::StoreU(hn::DemoteTo(d8, e1x), d8, p.e1x + c);
-      hn::StoreU(hn::DemoteTo(d8, e1y), d8, p.e1y + c);
-      hn::Store(count, d16, misses);
-      for (size_t i = 0; i < N16 && c + i < C; ++i) {
-        p.ok[c + i] = p.ok[c + i] && misses[i] <= 2;
-        p.exceptions[c + i] = static_cast<uint8_t>(HWY_MIN(misses[i], 2));
-        if (p.ok[c + i] || c + i >= patchLimit) continue;
-        if (p.failed < kScaleFixedPatches) {
-          p.patchC[p.failed] = c + i;
-          for (size_t x = 0; x < 256; ++x) p.patchMap[p.failed][x] = map[x * W + h + i];
-          p.patches = p.failed + 1;
-        }
-        ++p.failed;
-      }
-    }
+    FixedChunkMisses(hn::ScalableTag<int16_t>(), lm, lb, lp, map, W, bits0, bits1);
+    FixedChunkExceptions(map, W, c0, HWY_MIN(W, C - c0), bits0, bits1, patchLimit, p);
   }
 }
 
@@ -608,7 +648,7 @@ HWY_NOINLINE bool ScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
     const size_t Cf = kNhwc ? a.channels / W * W : 0;
     if (kNhwc && Cf == 0) return false;
     ScaleFixedPlans plans;
-    PlanScaleFixed<kHasBias>(a, k, q, Cf, plans);
+    PlanScaleFixed<kHasBias, kClamp4>(a, k, q, Cf, plans);
     if constexpr (kNhwc) {
       if (plans.failed > kScaleFixedPatches) return false;
       ScaleNhwcFixed<kHasBias, kNaN, kClamp4>(a, k, q, plans, Cf);
