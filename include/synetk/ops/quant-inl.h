@@ -514,6 +514,22 @@ HWY_INLINE void RequantRowsWith(DF df, const RowRequant& op, const uint8_t* src,
     // then be reloaded and broadcast again for every row (NHWC concat rows
     // are one pixel's channels of an input, often one or two vectors).
     const FixedPlan plan = op.plan;
+#if SYNETK_QUANT_X86_PACKS
+    // Rows of whole vectors (NHWC concat of 32 or 64 channels) without
+    // FixedRow's tail loops, whose tests cost as much as a short row.
+    const hn::ScalableTag<uint8_t> d8;
+    const size_t L = hn::Lanes(d8);
+    if (n % L == 0) {
+      for (size_t r = 0; r < rows; ++r) {
+        const uint8_t* s = src + r * srcStride;
+        uint8_t* d = dst + r * dstStride;
+        for (size_t i = 0; i < n; i += L) {
+          hn::StoreU(FixedBlockBytes(hn::LoadU(d8, s + i), plan), d8, d + i);
+        }
+      }
+      return;
+    }
+#endif
     for (size_t i = 0; i < rows; ++i) FixedRow(src + i * srcStride, n, plan, dst + i * dstStride);
     return;
   }

@@ -344,8 +344,8 @@ HWY_INLINE void FixedScaleChunk(const uint8_t* s, uint8_t* d, const Params& k, s
 template <class D16>
 HWY_INLINE hn::Vec<hn::Repartition<uint8_t, D16>> FixedChunkBytes(D16 d16, hn::Vec<D16> lo,
                                                                   hn::Vec<D16> hi) {
-#if SYNETK_QUANT_X86_PACKS
   (void)d16;
+#if SYNETK_QUANT_X86_PACKS
   return PackBlocksU8(lo, hi);
 #elif HWY_TARGET == HWY_SCALAR  // never plans (ScaleFixed), and has no Combine
   (void)hi;
