@@ -303,6 +303,18 @@ HWY_INLINE size_t FixedLaneChannel(size_t lane, size_t N16) {
 #endif
 }
 
+// A chunk's M, B and P (its 2 * n16 channels from c0) in its lanes' order
+// (FixedLaneChannel), for FixedLaneArrays and the planner's check.
+HWY_INLINE void FixedLaneConstants(const ScaleFixedPlans& p, size_t c0, size_t n16, int16_t* m,
+                                   int16_t* b, int16_t* pw) {
+  for (size_t lane = 0; lane < 2 * n16; ++lane) {
+    const size_t c = c0 + FixedLaneChannel(lane, n16);
+    m[lane] = p.m[c];
+    b[lane] = p.b[c];
+    pw[lane] = p.p[c];
+  }
+}
+
 // Puts the bytes of the exceptions (x, y) of k at offset i into y; kExceptions
 // of them are used.
 template <int kExceptions, class D8, class Params>
@@ -476,11 +488,8 @@ HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& 
     for (size_t i = 0; i < W; ++i) {
       scb[i] = c0 + i < C ? a.scale[c0 + i] : 0.0f;
       bib[i] = kHasBias && c0 + i < C ? a.bias[c0 + i] : 0.0f;
-      const size_t c = c0 + FixedLaneChannel(i, N16);
-      lm[i] = p.m[c];
-      lb[i] = p.b[c];
-      lp[i] = p.p[c];
     }
+    FixedLaneConstants(p, c0, N16, lm, lb, lp);
     const auto sc0 = hn::Load(df, scb), sc1 = hn::Load(df, scb + N);
     const auto sc2 = hn::Load(df, scb + 2 * N), sc3 = hn::Load(df, scb + 3 * N);
     const auto bi0 = hn::Load(df, bib), bi1 = hn::Load(df, bib + N);
@@ -563,11 +572,8 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
   for (size_t c0 = 0; c0 < Cf; c0 += W) {
     int shared = kScaleFixedMaxShift;
     bool first = true;
-    for (size_t lane = 0; lane < W; ++lane) {
-      const size_t c = c0 + FixedLaneChannel(lane, N16);
-      km[c0 + lane] = p.m[c];
-      kb[c0 + lane] = p.b[c];
-      kp[c0 + lane] = p.p[c];
+    FixedLaneConstants(p, c0, N16, km + c0, kb + c0, kp + c0);
+    for (size_t c = c0; c < c0 + W; ++c) {
       if (!p.ok[c]) continue;
       if (first || shared == p.shift[c]) {
         shared = p.shift[c];
