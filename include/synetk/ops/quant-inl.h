@@ -376,6 +376,26 @@ HWY_INLINE void CenteredBlockLanes(BytesVec x, Int16Vec& lo, Int16Vec& hi) {
   hi = hn::BitCast(d16, hn::InterleaveUpper(d8, zero, flipped));
 }
 
+// The even and odd bytes of x as centred int16 lanes: one shift and one AND
+// in place of the two interleaves (shifts and byte shuffles share two ports
+// on AMD Zen).
+HWY_INLINE void CenteredEvenOddLanes(BytesVec x, Int16Vec& even, Int16Vec& odd) {
+  const hn::ScalableTag<uint8_t> d8;
+  const hn::ScalableTag<int16_t> d16;
+  const auto flipped = hn::BitCast(d16, hn::Xor(x, hn::Set(d8, 0x80)));
+  even = hn::ShiftLeft<8>(flipped);
+  odd = hn::And(flipped, hn::Set(d16, static_cast<int16_t>(-256)));  // 0xFF00
+}
+
+// Requantized bytes of x, split per 128-bit block: the block's 8 even bytes,
+// then its 8 odd ones.
+HWY_INLINE BytesVec FixedBlockEvenOdd(BytesVec x, const FixedPlan& p) {
+  const hn::ScalableTag<int16_t> d16;
+  Int16Vec even, odd;
+  CenteredEvenOddLanes(x, even, odd);
+  return PackBlocksU8(FixedRequantCentered(d16, even, p), FixedRequantCentered(d16, odd, p));
+}
+
 HWY_INLINE BytesVec FixedBlockBytes(BytesVec x, const FixedPlan& p) {
   const hn::ScalableTag<int16_t> d16;
   Int16Vec lo, hi;
@@ -837,19 +857,34 @@ HWY_INLINE bool ShuffleNhwcChunks(const detail::ShuffleArgs& a, const RowRequant
     // Chunk c of an input pixel: its even bytes go to dst0, its odd ones to
     // dst1, both at the pixel's offset + c/2.
     if (C0 % 32 != 0 || C1 % 32 != 0) return false;
-    // Per 128-bit block: the even bytes low, the odd ones high; then qwords
-    // (0, 2, 1, 3): 16 even bytes, 16 odd bytes.
-    const __m256i split = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15,
-                                           0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    // Per 128-bit block the even bytes come low, the odd ones high; qwords
+    // (0, 2, 1, 3) then make 16 even bytes, 16 odd bytes.
     const auto part = [&](const uint8_t* in, const FixedPlan& p, size_t o) HWY_ATTR {
-      const auto y = FixedBlockBytes(hn::LoadU(d8, in), p);
-      const __m256i q = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(y.raw, split), 0xD8);
+      const auto y = FixedBlockEvenOdd(hn::LoadU(d8, in), p);
+      const __m256i q = _mm256_permute4x64_epi64(y.raw, 0xD8);
       store16(dst0 + o, _mm256_castsi256_si128(q));
       store16(dst1 + o, _mm256_extracti128_si256(q, 1));
     };
-    for (size_t s = 0; s < S; ++s) {
-      for (size_t c = 0; c < C0; c += 32) part(src0 + s * C0 + c, p0, s * Ch + c / 2);
-      for (size_t c = 0; c < C1; c += 32) part(src1 + s * C1 + c, p1, s * Ch + C0 / 2 + c / 2);
+    // Pixels [s0, end) of one input of Cs channels; its part of output pixel s
+    // starts at s * Ch + off.
+    const auto pass = [&](const uint8_t* in, size_t Cs, const FixedPlan& p, size_t off, size_t s0,
+                          size_t end) HWY_ATTR {
+      if (Cs == 32) {  // one chunk per pixel: no inner loop
+        for (size_t s = s0; s < end; ++s) part(in + s * 32, p, s * Ch + off);
+        return;
+      }
+      for (size_t s = s0; s < end; ++s) {
+        for (size_t c = 0; c < Cs; c += 32) part(in + s * Cs + c, p, s * Ch + off + c / 2);
+      }
+    };
+    // Blocks of about 2 KiB of each output, src0's parts first, then src1's:
+    // one input stream at a time instead of two, and the output lines stay in
+    // L1 between the two passes (AVX2, 64x56x56: 12.7 -> 9.7 us).
+    const size_t P = HWY_MAX(size_t{1}, 2048 / Ch);
+    for (size_t s0 = 0; s0 < S; s0 += P) {
+      const size_t end = S - s0 < P ? S : s0 + P;
+      pass(src0, C0, p0, 0, s0, end);
+      pass(src1, C1, p1, C0 / 2, s0, end);
     }
   } else {
     // Chunk c of both inputs: pairs c .. c+15 and c+16 .. c+31 of
