@@ -572,6 +572,27 @@ HWY_INLINE hn::Vec<DF> Dequantize(DF df, hn::Vec<hn::RebindToSigned<DF>> x, int3
   return hn::Mul(hn::ConvertTo(df, hn::Add(x, hn::Set(di, bias))), hn::Set(df, norm));
 }
 
+#if HWY_TARGET == HWY_AVX2
+// Two vectors of dequantized values as 16 bf16 (round to nearest even) at p.
+// They are never NaN (an integer times a finite norm), so the NaN test of
+// the general store is left out; the rounded bits shifted right arithmetically
+// are the bf16 patterns as int16 values, which one signed pack narrows
+// exactly, and one qword permute puts in order: half the shuffles of two
+// separate narrowing stores.
+HWY_INLINE void StoreBF16PairNotNaN(hn::Vec<hn::Full256<float>> v0, hn::Vec<hn::Full256<float>> v1,
+                                    hwy::bfloat16_t* HWY_RESTRICT p) {
+  const hn::Full256<uint32_t> du32;
+  const auto round = [&](hn::Vec<hn::Full256<float>> v) HWY_ATTR {
+    const auto bits = hn::BitCast(du32, v);
+    const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1u));
+    const auto r = hn::Add(bits, hn::Add(hn::Set(du32, 0x7FFFu), lsb));
+    return _mm256_srai_epi32(r.raw, 16);
+  };
+  const __m256i packed = _mm256_permute4x64_epi64(_mm256_packs_epi32(round(v0), round(v1)), 0xD8);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), packed);
+}
+#endif
+
 template <class Cfg>
 void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::Float>& a) {
   const hn::ScalableTag<float> df;
@@ -591,6 +612,13 @@ void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::
     const auto v1 = Dequantize(df, LoadQ(di, src + i + N), bias, norm);
     const auto v2 = Dequantize(df, LoadQ(di, src + i + 2 * N), bias, norm);
     const auto v3 = Dequantize(df, LoadQ(di, src + i + 3 * N), bias, norm);
+#if HWY_TARGET == HWY_AVX2
+    if constexpr (std::is_same_v<typename Cfg::Float, hwy::bfloat16_t>) {
+      StoreBF16PairNotNaN(v0, v1, dst + i);
+      StoreBF16PairNotNaN(v2, v3, dst + i + 2 * N);
+      continue;
+    }
+#endif
     StoreF32Streaming(df, v0, dst + i, stream);
     StoreF32Streaming(df, v1, dst + i + N, stream);
     StoreF32Streaming(df, v2, dst + i + 2 * N, stream);
