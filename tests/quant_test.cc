@@ -104,8 +104,8 @@ TEMPLATE_TEST_CASE("DequantizeLinear matches the reference on every target", "[q
     CheckDequantize<int8_t, TestType>(1000, 128, 3.0e38f);   // overflow to inf
     CheckDequantize<uint8_t, TestType>(1000, -255, -1.7f);  // negative norm
     CheckDequantize<uint8_t, TestType>(333, 0, 1e-41f);     // subnormal products
-    // bf16 ties: 1 * 257/256 and 1 * 259/256 have 9 significant bits, the
-    // last one set (to even: down, then up); and their multiples.
+    // bf16 ties: +-1 * 257/256 and +-1 * 259/256 have 9 significant bits,
+    // the last one set (to even: down, then up); the other inputs anywhere.
     CheckDequantize<uint8_t, TestType>(300, 0, 257.0f / 256);
     CheckDequantize<uint8_t, TestType>(300, -255, 259.0f / 256);
     CheckDequantize<int8_t, TestType>(300, 0, -259.0f / 256);
