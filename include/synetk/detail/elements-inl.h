@@ -42,6 +42,14 @@ inline constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(T);
 #define SYNETK_HW_F16_RNE 0
 #endif
 
+// fp32 bits rounded to nearest even at bit 16: the bf16 pattern in the upper
+// half (not for NaN, whose payload the carry could turn into infinity).
+template <class DU32>
+HWY_INLINE hn::Vec<DU32> BF16RoundedBits(DU32 du32, hn::Vec<DU32> bits) {
+  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1u));
+  return hn::Add(bits, hn::Add(hn::Set(du32, 0x7FFFu), lsb));
+}
+
 // fp32 bits -> bf16 bits, round to nearest even; NaN stays NaN (quieted).
 template <class DF>
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToBF16Bits(DF df,
@@ -50,8 +58,7 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToBF16Bits(DF df,
   const hn::RebindToSigned<DF> di32;
   const hn::Rebind<uint16_t, DF> du16;
   const auto bits = hn::BitCast(du32, v);
-  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1u));
-  const auto rounded = hn::Add(bits, hn::Add(hn::Set(du32, 0x7FFFu), lsb));
+  const auto rounded = BF16RoundedBits(du32, bits);
   const auto quiet = hn::Or(bits, hn::Set(du32, 0x00400000u));
   const auto isNaN = hn::RebindMask(du32, hn::Ne(v, v));
   const auto out = hn::IfThenElse(isNaN, quiet, rounded);

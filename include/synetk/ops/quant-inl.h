@@ -583,10 +583,7 @@ HWY_INLINE void StoreBF16PairNotNaN(hn::Vec<hn::Full256<float>> v0, hn::Vec<hn::
                                     hwy::bfloat16_t* HWY_RESTRICT p) {
   const hn::Full256<uint32_t> du32;
   const auto round = [&](hn::Vec<hn::Full256<float>> v) HWY_ATTR {
-    const auto bits = hn::BitCast(du32, v);
-    const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1u));
-    const auto r = hn::Add(bits, hn::Add(hn::Set(du32, 0x7FFFu), lsb));
-    return _mm256_srai_epi32(r.raw, 16);
+    return _mm256_srai_epi32(BF16RoundedBits(du32, hn::BitCast(du32, v)).raw, 16);
   };
   const __m256i packed = _mm256_permute4x64_epi64(_mm256_packs_epi32(round(v0), round(v1)), 0xD8);
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), packed);
