@@ -296,6 +296,9 @@ TEST_CASE("QuantizedConcat matches the reference on every target", "[quant]") {
       CheckConcat(11, 700, size, bias, norm, 1.0f / 0.047f, 33);
     }
     CheckConcat(2, 56 * 56, {32, 32}, {-12, -130}, {0.0213f, 0.0347f}, 1.0f / 0.0419f, 5);
+    // Rows of 16 and 32 bytes, several to a vector, and an odd number of
+    // them: the last rows are left over after the whole vectors.
+    CheckConcat(2, 301, {16, 32}, {-12, -130}, {0.0213f, 0.0347f}, 1.0f / 0.0419f, 5);
     // Realistic: two 32-channel NHWC-free blocks per image (num = 1).
     CheckConcat(2, 1, {32 * 56 * 56, 32 * 56 * 56}, {-120, -3}, {0.021f, 0.034f}, 1.0f / 0.04f, 117);
   });

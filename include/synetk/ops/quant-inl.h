@@ -549,8 +549,21 @@ HWY_INLINE void RequantRowsWith(DF df, const RowRequant& op, const uint8_t* src,
       }
       return;
     }
-#endif
+    // Contiguous rows of 16 or 32 bytes, shorter than the vector (AVX-512
+    // NHWC concat of 32 channels: 0.18-0.29 of memcpy row by row, as AVX2
+    // does with its own vectors).
+    size_t r = 0;
+    if (n >= 16 && n < L && L % n == 0 && srcStride == n) {
+      for (; r + L / n <= rows; r += L / n) {
+        StoreVectorRows(d8, FixedBlockBytes(hn::LoadU(d8, src + r * n), plan), n,
+                        dst + r * dstStride, dstStride);
+      }
+    }
+    for (; r < rows; ++r) FixedRow(src + r * srcStride, n, plan, dst + r * dstStride);
+    return;
+#else
     for (size_t i = 0; i < rows; ++i) FixedRow(src + i * srcStride, n, plan, dst + i * dstStride);
+#endif
     return;
   }
   for (size_t i = 0; i < rows; ++i) {
