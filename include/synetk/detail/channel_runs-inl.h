@@ -210,6 +210,15 @@ HWY_NOINLINE void NhwcPixelByPixel(DF df, size_t channels, size_t sBegin, size_t
   }
 }
 
+// On AVX-512 and an Intel CPU every wide pixel goes pixel by pixel, whatever
+// the cache and K. A vector is a whole cache line there, so unless the
+// tensors are 64-byte aligned every access splits two lines, and the four
+// interleaved pixel streams of the groups below lost on Sapphire Rapids
+// (16-byte-aligned buffers: 256x112x112 types 0-3 and 8, 0.38-0.68 -> 0.83-1.02
+// of memcpy; type 1 256x28x28 0.48-0.55 -> 0.92; 64-byte aligned: about
+// even). On Zen 5 (AVX-512 too) the groups won from DRAM (see below).
+inline constexpr bool kWidePixelsInOrder = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
+
 // Wider pixels otherwise. From DRAM, pixel by pixel lost (256x12544:
 // 0.61-0.63 -> 0.43-0.54; with one parameter load per vector 0.8, with none
 // 0.88, but pixel pairs sharing the loads 0.62 and chunks of four vectors in
@@ -246,11 +255,12 @@ HWY_NOINLINE size_t NhwcPixelGroups(DF df, size_t channels, size_t sBegin, size_
 // with the per-channel parameters of the run's lanes; the visitor prefetches
 // its streams ahead of offset pf (offset itself, or beyond it where the order
 // interleaves several streams). `cached` says the tensors come from the
-// cache, which picks the order for wide NHWC pixels.
+// cache and `intel` that the CPU is Intel's, which pick the order for wide
+// NHWC pixels.
 template <class Format, size_t K, class DF, class Visit>
 HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
                                    size_t sBegin, size_t sEnd,
-                                   const float* const* perChannel, bool cached,
+                                   const float* const* perChannel, bool cached, bool intel,
                                    const Visit& visit) {
   using V = hn::Vec<DF>;
   const size_t N = hn::Lanes(df);
@@ -265,7 +275,7 @@ HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
       if (channels <= 4 * N) {
         return NhwcInRegisters<K>(df, channels, sBegin, sEnd, perChannel, visit);
       }
-      if (cached && K <= 2) {
+      if ((cached && K <= 2) || (kWidePixelsInOrder && intel)) {
         return NhwcPixelByPixel<K>(df, channels, sBegin, sEnd, perChannel, visit);
       }
       sBegin = NhwcPixelGroups<K>(df, channels, sBegin, sEnd, perChannel, visit);

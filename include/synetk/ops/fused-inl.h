@@ -28,6 +28,7 @@ struct FusedArgs {
   T* dst1 = nullptr;                 // type 9: optional plain concatenation
   bool stream = false;               // non-temporal stores (larger than the cache)
   bool cached = false;               // small enough to be read from the cache
+  bool intel = false;                // an Intel CPU (loop order on AVX-512)
 };
 
 // Whole-call traffic (in + out) up to which a fused call's tensors are taken
@@ -141,7 +142,7 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
     const V q = hn::Set(df, scalar);
     StoreRun(df, op(df, LoadRun(df, src + o, count), p0, p1, p2, q), dst + o, count, stream);
   };
-  ForEachElementwise<Format, K>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached,
+  ForEachElementwise<Format, K>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached, a.intel,
                                 visit);
 }
 
@@ -245,11 +246,12 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
       }
       return;
     }
-    if (C > 4 * N && a.cached) {
+    if (C > 4 * N && a.cached && !(kWidePixelsInOrder && a.intel)) {
       // Wider pixels from the cache: pixel by pixel, one bias load per input
       // vector (256x28x28: 0.72 -> 0.93; 128x28x28: 0.47 -> 0.92). From
       // DRAM the two interleaved output streams lost to the blocks below
-      // (256x112x112: 0.86 -> 0.65).
+      // (256x112x112: 0.86 -> 0.65), and so did they on Intel AVX-512
+      // (see kWidePixelsInOrder), where the blocks are one pixel each.
       for (size_t s = a.sBegin; s < a.sEnd; ++s) {
         const T* in = src + s * C;
         T* out = dst + s * 2 * C;
@@ -301,7 +303,7 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
     const V x1 = LoadRun(df, src1 + o, count);
     StoreRun(df, hn::MulAdd(x1, p0, x0), dst + o, count, stream);
   };
-  ForEachElementwise<Format, 1>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached,
+  ForEachElementwise<Format, 1>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached, a.intel,
                                 visit);
 }
 

@@ -6,6 +6,7 @@
 
 #include "synetk/streaming.h"
 #include "synetk/detail/check.h"
+#include "synetk/detail/cpu.h"
 #include "synetk/detail/dispatch.h"
 #include "synetk/element.h"
 #include "synetk/format.h"
@@ -39,6 +40,7 @@ inline void RunFused(FusedArgs<T>& a, Range part, const char* layer) {
   const size_t bytes = (inputs * (a.channels + a.channels1) + outChannels) * a.spatial * sizeof(T);
   a.stream = PreferStreamingStores(bytes);
   a.cached = bytes <= kCachedFusedBytes;
+  a.intel = detail::IsIntelCpu();
   using Cfg = FusedCfg<kType, T, Format>;
   SYNETK_DISPATCH(FusedKernel<Cfg>)(a);
 }
