@@ -18,7 +18,7 @@ void BM_Fused(benchmark::State& state) {
   auto src0 = Random<T>(C * S), src1 = Random<T>((type == 9 ? C1 : C) * S);
   auto p = Random<float>(2 * Ctot);
   const float one = 0.5f;
-  std::vector<T> dst((type == 4 ? 2 * C : Ctot) * S);
+  Tensor<T> dst((type == 4 ? 2 * C : Ctot) * S);
   Traffic tr;
   tr.read = (src0.size() + (type == 8 || type == 9 ? src1.size() : 0)) * sizeof(T);
   tr.written = dst.size() * sizeof(T);
@@ -43,18 +43,19 @@ void BM_Fused(benchmark::State& state) {
   };
   if constexpr (std::is_same_v<T, float>) {
     // The tests' scalar reference (computes in double), for the SIMD speedup.
+    const std::vector<float> ref0(src0.begin(), src0.end()), ref1(src1.begin(), src1.end());
     std::vector<float> plain;
     auto reference = [&] {
       const float* q = p.data();
       synetk_ref::Out o(0);
       switch (type) {
-        case 0: o = synetk_ref::Fused0(src0, q, q + C, C, S, nhwc); break;
-        case 1: o = synetk_ref::Fused1(src0, q, q + C, q, C, S, nhwc); break;
-        case 2: o = synetk_ref::Fused2(src0, q, q + C, C, S, &one, nhwc); break;
-        case 3: o = synetk_ref::Fused3(src0, q, q + C, C, S, nhwc); break;
-        case 4: o = synetk_ref::Fused4(src0, q, &one, &one, C, S, nhwc); break;
-        case 8: o = synetk_ref::Fused8(src0, src1, q, C, S, nhwc); break;
-        case 9: o = synetk_ref::Fused9(src0, src1, q, q + Ctot, C, C1, S, nhwc, plain); break;
+        case 0: o = synetk_ref::Fused0(ref0, q, q + C, C, S, nhwc); break;
+        case 1: o = synetk_ref::Fused1(ref0, q, q + C, q, C, S, nhwc); break;
+        case 2: o = synetk_ref::Fused2(ref0, q, q + C, C, S, &one, nhwc); break;
+        case 3: o = synetk_ref::Fused3(ref0, q, q + C, C, S, nhwc); break;
+        case 4: o = synetk_ref::Fused4(ref0, q, &one, &one, C, S, nhwc); break;
+        case 8: o = synetk_ref::Fused8(ref0, ref1, q, C, S, nhwc); break;
+        case 9: o = synetk_ref::Fused9(ref0, ref1, q, q + Ctot, C, C1, S, nhwc, plain); break;
       }
       benchmark::DoNotOptimize(o.val.data());
     };

@@ -18,11 +18,11 @@ using namespace synetk_bench;
 // Index kinds: 0 random per element, 1 every row uniform over inner (the
 // rows are contiguous runs of src).
 template <typename I>
-std::vector<I> MakeIdx(size_t outer, size_t srcCount, size_t inner, size_t idxCount, int kind) {
+Tensor<I> MakeIdx(size_t outer, size_t srcCount, size_t inner, size_t idxCount, int kind) {
   std::mt19937 rng(11);
   std::uniform_int_distribution<int64_t> d(-static_cast<int64_t>(srcCount),
                                            static_cast<int64_t>(srcCount) - 1);
-  std::vector<I> v(outer * idxCount * inner);
+  Tensor<I> v(outer * idxCount * inner);
   for (size_t r = 0; r < outer * idxCount; ++r) {
     const I first = static_cast<I>(d(rng));
     for (size_t i = 0; i < inner; ++i) v[r * inner + i] = kind == 1 ? first : static_cast<I>(d(rng));
@@ -33,8 +33,8 @@ std::vector<I> MakeIdx(size_t outer, size_t srcCount, size_t inner, size_t idxCo
 template <typename T, typename I>
 struct Setup {
   size_t outer, srcCount, inner, idxCount;
-  std::vector<T> src, dst;
-  std::vector<I> idx;
+  Tensor<T> src, dst;
+  Tensor<I> idx;
   Traffic tr;
   explicit Setup(benchmark::State& state)
       : outer(state.range(0)), srcCount(state.range(1)), inner(state.range(2)), idxCount(state.range(3)) {

@@ -19,7 +19,7 @@ void BM_Normalize(benchmark::State& state) {
   auto src = Random<T>(C * S);
   auto scale = Random<float>(C), shift = Random<float>(C);
   const float eps = 1e-5f;
-  std::vector<T> dst(C * S);
+  Tensor<T> dst(C * S);
   std::vector<float> ws(4 * C);  // the largest ScratchSize of any version
   Traffic tr;
   tr.read = src.size() * sizeof(T);

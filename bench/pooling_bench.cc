@@ -10,11 +10,11 @@ namespace {
 using namespace synetk_bench;
 
 template <typename T>
-std::vector<T> PoolRandom(size_t n) {
+Tensor<T> PoolRandom(size_t n) {
   if constexpr (std::is_same_v<T, hwy::float16_t>) {
     // Finite f16 patterns of magnitude 1/8 .. 4, both signs.
     const auto r = Random<uint16_t>(n);
-    std::vector<T> v(n);
+    Tensor<T> v(n);
     for (size_t i = 0; i < n; ++i) {
       const uint16_t bits = static_cast<uint16_t>((r[i] & 0x83FF) | ((12 + (r[i] >> 10) % 5) << 10));
       std::memcpy(&v[i], &bits, 2);
@@ -34,7 +34,7 @@ void BM_Pooling(benchmark::State& state) {
   const bool nhwc = state.range(6) != 0;
   const size_t D = (H + 2 * p - k) / s + 1;
   auto src = PoolRandom<T>(C * H * H);
-  std::vector<T> dst(C * D * D);
+  Tensor<T> dst(C * D * D);
   Traffic tr;
   tr.read = src.size() * sizeof(T);
   tr.written = dst.size() * sizeof(T);

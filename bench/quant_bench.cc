@@ -13,9 +13,9 @@ using hwy::float16_t;
 // Random elements; float16 values are made through bfloat16 bits of small
 // values (exactly representable in binary16 too).
 template <typename T>
-std::vector<T> RandomOf(size_t n) {
+Tensor<T> RandomOf(size_t n) {
   if constexpr (std::is_same_v<T, float16_t>) {
-    std::vector<T> v(n);
+    Tensor<T> v(n);
     const auto f = Random<float>(n);
     for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(static_cast<float>(static_cast<int>(f[i] * 64)) / 64);
     return v;
@@ -38,7 +38,7 @@ template <typename Q, typename F>
 void BM_QuantDequantize(benchmark::State& state) {
   const size_t n = state.range(0) * state.range(1);
   auto src = Random<Q>(n);
-  std::vector<F> dst(n);
+  Tensor<F> dst(n);
   const float norm = 0.031f;
   Traffic tr{n * sizeof(Q), n * sizeof(F)};
   TimeAgainstMemcpy(state, tr, [&] {
@@ -50,7 +50,7 @@ template <typename F, typename Q>
 void BM_QuantQuantize(benchmark::State& state) {
   const size_t n = state.range(0) * state.range(1);
   auto src = RandomOf<F>(n);
-  std::vector<Q> dst(n);
+  Tensor<Q> dst(n);
   const float norm = 61.0f;
   Traffic tr{n * sizeof(F), n * sizeof(Q)};
   TimeAgainstMemcpy(state, tr, [&] {
@@ -64,7 +64,7 @@ void BM_QuantConcat(benchmark::State& state) {
   const size_t C = state.range(0), S = state.range(1);
   const bool nhwc = state.range(2) != 0;
   auto a = Random<uint8_t>(C / 2 * S), b = Random<uint8_t>(C / 2 * S);
-  std::vector<uint8_t> dst(C * S);
+  Tensor<uint8_t> dst(C * S);
   const uint8_t* src[2] = {a.data(), b.data()};
   const size_t num = nhwc ? S : 1;
   const size_t size[2] = {nhwc ? C / 2 : C / 2 * S, nhwc ? C / 2 : C / 2 * S};
@@ -84,7 +84,7 @@ void BM_QuantScale(benchmark::State& state) {
   const bool nhwc = state.range(2) != 0;
   auto src = Random<uint8_t>(C * S);
   auto scale = Random<float>(C), bias = Random<float>(C);
-  std::vector<uint8_t> dst(C * S);
+  Tensor<uint8_t> dst(C * S);
   const float srcScale = 0.02f, dstScale = 0.05f;
   Traffic tr{C * S, C * S};
   auto run = [&](auto fmt) {
@@ -103,7 +103,7 @@ void BM_QuantShuffle(benchmark::State& state) {
   const size_t C = state.range(0), S = state.range(1);
   const bool nhwc = state.range(2) != 0;
   auto a = Random<uint8_t>(C / 2 * S), b = Random<uint8_t>(C / 2 * S);
-  std::vector<uint8_t> d0(C / 2 * S), d1(C / 2 * S);
+  Tensor<uint8_t> d0(C / 2 * S), d1(C / 2 * S);
   const float n0 = 0.0213f, n1 = 0.0347f, scale = 1.0f / 0.0419f;  // as in BM_QuantConcat
   Traffic tr{C * S, C * S};
   auto run = [&](auto fmt) {

@@ -26,7 +26,7 @@ void BM_PerTarget(benchmark::State& state) {
       const size_t C = 64, S = 56 * 56;
       auto src = Random<float>(C * S);
       auto scale = Random<float>(C), shift = Random<float>(C);
-      std::vector<float> dst(C * S);
+      Tensor<float> dst(C * S);
       const float eps = 1e-5f;
       TimeAgainstMemcpy(state, Traffic{C * S * 4, C * S * 4}, [&] {
         synetk::NormalizeV2<float, synetk::Nchw>()(src.data(), 1, C, S, scale.data(),
@@ -38,7 +38,7 @@ void BM_PerTarget(benchmark::State& state) {
     case kPoolAvg3x3: {  // 64x112x112 NCHW fp32, 3x3 s2 p1 -> 56x56
       const size_t C = 64, H = 112, D = 56;
       auto src = Random<float>(C * H * H);
-      std::vector<float> dst(C * D * D);
+      Tensor<float> dst(C * D * D);
       TimeAgainstMemcpy(state, Traffic{src.size() * 4, dst.size() * 4}, [&] {
         if (which == kPoolMax3x3) {
           synetk::PoolingMax<float, synetk::Nchw>()(src.data(), C, H, H, 3, 3, 2, 2, 1, 1,
@@ -54,9 +54,9 @@ void BM_PerTarget(benchmark::State& state) {
       const size_t outer = 256, srcCount = 2048, idxCount = 1024;
       auto src = Random<float>(outer * srcCount);
       auto raw = Random<uint32_t>(outer * idxCount);
-      std::vector<int32_t> idx(raw.size());
+      Tensor<int32_t> idx(raw.size());
       for (size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<int32_t>(raw[i] % srcCount);
-      std::vector<float> dst(idx.size());
+      Tensor<float> dst(idx.size());
       synetk::GatherElements<float, int32_t> g({outer}, srcCount, 1, idxCount);
       TimeAgainstMemcpy(state, Traffic{idx.size() * 8, dst.size() * 4},
                         [&] { g.Forward(src.data(), idx.data(), dst.data()); });
@@ -65,7 +65,7 @@ void BM_PerTarget(benchmark::State& state) {
     case kQuantize: {  // 64x56x56 fp32 -> uint8
       const size_t n = 64 * 56 * 56;
       auto src = Random<float>(n);
-      std::vector<uint8_t> dst(n);
+      Tensor<uint8_t> dst(n);
       const float norm = 61.0f;
       TimeAgainstMemcpy(state, Traffic{n * 4, n}, [&] {
         synetk::QuantizeLinear<float, uint8_t>()(src.data(), n, &norm, 3, dst.data());
@@ -75,7 +75,7 @@ void BM_PerTarget(benchmark::State& state) {
     case kConcat: {  // two 32x56x56 uint8 inputs
       const size_t half = 32 * 56 * 56;
       auto a = Random<uint8_t>(2 * half);
-      std::vector<uint8_t> dst(2 * half);
+      Tensor<uint8_t> dst(2 * half);
       const uint8_t* srcs[2] = {a.data(), a.data() + half};
       const size_t sizes[2] = {half, half};
       const int32_t bias[2] = {-12, -130};
