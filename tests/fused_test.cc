@@ -177,17 +177,28 @@ TEMPLATE_TEST_CASE("fused layers match the reference on every target", "[fused]"
   });
 }
 
-// Tensors whose traffic exceeds kCachedFusedBytes take the loop orders meant
-// for DRAM in NHWC (groups of pixels for types 0-3 and 8, blocks for type
-// 4); smaller ones the cached orders tested above.
-TEST_CASE("fused layers match the reference beyond the cached-order size", "[fused]") {
+// NHWC pixels wider than four vectors take the loop orders meant for DRAM
+// beyond kCachedFusedBytes of traffic (groups of pixels for types 0-3 and 8,
+// blocks for type 4), the cached orders below it, and on AVX-512 the CPU
+// vendor changes both (kWidePixelsInOrder). The vendor is forced both ways,
+// so that every machine runs what either vendor's would.
+TEST_CASE("fused layers match the reference in every NHWC wide-pixel order", "[fused]") {
   constexpr size_t C = 80, S0 = 13110, S4 = 8740;
   static_assert(C * S0 * 2 * sizeof(float) > synetk::detail::kCachedFusedBytes);
   static_assert(C * S4 * 3 * sizeof(float) > synetk::detail::kCachedFusedBytes);
-  SYNETK_FOR_EACH_TARGET([] {
-    CheckCase(MakeCase<float>(0, C, S0));
-    CheckCase(MakeCase<float>(4, C, S4));
-  });
+  struct AskCpuid {
+    ~AskCpuid() { synetk::detail::SetIntelCpuForTest(-1); }
+  } restore;
+  for (int intel : {0, 1}) {
+    INFO("CPU vendor forced to " << (intel ? "Intel" : "other"));
+    synetk::detail::SetIntelCpuForTest(intel);
+    SYNETK_FOR_EACH_TARGET([] {
+      for (int type : kTypes) CheckCase(MakeCase<float>(type, 96, 7));
+      CheckCase(MakeCase<BF16>(1, 160, 7));
+      for (int type : {0, 1}) CheckCase(MakeCase<float>(type, C, S0));
+      CheckCase(MakeCase<float>(4, C, S4));
+    });
+  }
 }
 
 TEMPLATE_TEST_CASE("fused layers carry infinities and NaNs", "[fused]", float, BF16, F16) {

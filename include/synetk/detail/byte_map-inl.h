@@ -62,10 +62,11 @@ inline constexpr bool kByteLookup =
 // 16 and at most Lanes(d8)); each goes to its own row of dst with a plain
 // store of n bytes. (A masked store of the whole vector per row, which
 // reaches back across the previous row's bytes, ran an AVX-512 NHWC concat
-// of 32-byte rows at 0.24-0.31 of memcpy on Sapphire Rapids; 0.58-0.75 so.)
+// of 32-byte rows at 0.24-0.36 of memcpy on Sapphire Rapids; 0.44-0.75 so.)
 #if HWY_TARGET != HWY_SCALAR  // no UpperHalf; 1-lane vectors hold no rows
 template <class D8>
 HWY_INLINE void StoreVectorRows(D8 d8, hn::Vec<D8> y, size_t n, uint8_t* dst, size_t dstStride) {
+  HWY_DASSERT(n >= 16 && n <= hn::Lanes(d8) && hn::Lanes(d8) % n == 0);
   if constexpr (hn::MaxLanes(d8) > 16) {
     if (n < hn::Lanes(d8)) {
       const hn::Half<D8> dh;

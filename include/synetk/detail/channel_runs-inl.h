@@ -191,10 +191,11 @@ HWY_NOINLINE void NhwcInRegisters(DF df, size_t channels, size_t sBegin, size_t 
   }
 }
 
-// Wider pixels (C a multiple of N above 4N) from the cache, with up to two
-// parameters: pixel by pixel, front to back, each vector loading its
-// parameters (256x28x28, types 0, 2, 3, 8: 0.66-0.81 -> 0.83-0.90 of
-// memcpy; type 1, with three, lost: 0.69-0.77 -> 0.64-0.68).
+// Wider pixels (C a multiple of N above 4N) pixel by pixel, front to back,
+// each vector loading its parameters: from the cache with up to two
+// parameters (AMD, 256x28x28, types 0, 2, 3, 8: 0.66-0.81 -> 0.83-0.90 of
+// memcpy; type 1, with three, lost: 0.69-0.77 -> 0.64-0.68), and on Intel
+// AVX-512 whatever the cache and K (kWidePixelsInOrder).
 template <size_t K, class DF, class Visit>
 HWY_NOINLINE void NhwcPixelByPixel(DF df, size_t channels, size_t sBegin, size_t sEnd,
                                    const float* const* perChannel, Visit visit) {
@@ -211,15 +212,17 @@ HWY_NOINLINE void NhwcPixelByPixel(DF df, size_t channels, size_t sBegin, size_t
 }
 
 // On AVX-512 and an Intel CPU every wide pixel goes pixel by pixel, whatever
-// the cache and K. A vector is a whole cache line there, so unless the
+// the cache and K. An f32 vector is a whole cache line there, so unless the
 // tensors are 64-byte aligned every access splits two lines, and the four
 // interleaved pixel streams of the groups below lost on Sapphire Rapids
 // (16-byte-aligned buffers: 256x112x112 types 0-3 and 8, 0.38-0.68 -> 0.83-1.02
 // of memcpy; type 1 256x28x28 0.48-0.55 -> 0.92; 64-byte aligned: about
-// even). On Zen 5 (AVX-512 too) the groups won from DRAM (see below).
+// even). Only f32 was measured; the 16-bit types follow it. On Zen 5
+// (AVX-512 too) the groups won from DRAM (see below).
 inline constexpr bool kWidePixelsInOrder = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
 
-// Wider pixels otherwise. From DRAM, pixel by pixel lost (256x12544:
+// Wider pixels from DRAM, or with three parameters, except on Intel
+// AVX-512. From DRAM, pixel by pixel lost (256x12544:
 // 0.61-0.63 -> 0.43-0.54; with one parameter load per vector 0.8, with none
 // 0.88, but pixel pairs sharing the loads 0.62 and chunks of four vectors in
 // registers over groups of 4-16 pixels 0.55-0.59). Groups of 4 pixels share

@@ -250,8 +250,9 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
       // Wider pixels from the cache: pixel by pixel, one bias load per input
       // vector (256x28x28: 0.72 -> 0.93; 128x28x28: 0.47 -> 0.92). From
       // DRAM the two interleaved output streams lost to the blocks below
-      // (256x112x112: 0.86 -> 0.65), and so did they on Intel AVX-512
-      // (see kWidePixelsInOrder), where the blocks are one pixel each.
+      // (256x112x112: 0.86 -> 0.65), and on Intel AVX-512 from the cache
+      // too (see kWidePixelsInOrder; measured with 256 f32 channels, whose
+      // pixels of 2 KiB make blocks of one pixel).
       for (size_t s = a.sBegin; s < a.sEnd; ++s) {
         const T* in = src + s * C;
         T* out = dst + s * 2 * C;
