@@ -234,6 +234,53 @@ TEMPLATE_TEST_CASE("pooling average matches the reference on every target", "[po
   });
 }
 
+// NaN and infinities reach the average unchanged: NaN in a window gives NaN,
+// an infinity gives it (both signs: NaN). The shapes take the paths with their
+// own stores (NHWC pairs of channel vectors, NCHW half-width rows) and the
+// buffered ones (3 channels).
+TEMPLATE_TEST_CASE("pooling average carries infinities and NaNs", "[pooling]", float, bfloat16_t,
+                   float16_t) {
+  SYNETK_FOR_EACH_TARGET([] {
+    for (const auto& g : {Geom2D(32, 7, 9, 3, 3, 2, 2, 1, 1, true, true),
+                          Geom2D(64, 6, 8, 3, 3, 2, 2, 1, 1, false, false),
+                          Geom2D(3, 5, 40, 3, 3, 2, 2, 1, 1, true, false)}) {
+      INFO(Describe(g));
+      auto src = PoolRandom<TestType>(g.SrcSize());
+      for (size_t i = 0; i < src.size(); i += 29) src[i] = TestElem<TestType>::FromFloat(NAN);
+      for (size_t i = 5; i < src.size(); i += 31) src[i] = TestElem<TestType>::FromFloat(INFINITY);
+      for (size_t i = 11; i < src.size(); i += 37) src[i] = TestElem<TestType>::FromFloat(-INFINITY);
+      // Which NaN an fp32 sum gives depends on the order of its operands,
+      // which the formats' paths do not share: each is checked on its own.
+      const auto nchw = RunLib<TestType, false, synetk::Nchw>(src, g, true, false);
+      const auto nhwc = Transpose(
+          RunLib<TestType, false, synetk::Nhwc>(Transpose(src, g.srcC, g.srcH * g.srcW), g, true,
+                                                false),
+          g.dstH * g.dstW, g.dstC);
+      std::vector<double> mag;
+      const auto ref = synetk_ref::PoolAverage(src, g, true, false, mag);
+      size_t nans = 0, infs = 0;
+      for (size_t i = 0; i < ref.size(); ++i) {
+        for (const auto* got : {&nchw, &nhwc}) {
+          const double v = synetk_ref::PoolValue((*got)[i]);
+          INFO((got == &nchw ? "NCHW" : "NHWC") << " element " << i << " got " << v << " expected "
+                                                << ref[i]);
+          if (std::isnan(ref[i])) {
+            REQUIRE(std::isnan(v));
+          } else if (std::isinf(ref[i])) {
+            REQUIRE(v == ref[i]);
+          } else {
+            REQUIRE(std::isfinite(v));
+          }
+        }
+        nans += std::isnan(ref[i]);
+        infs += std::isinf(ref[i]);
+      }
+      REQUIRE(nans > 0);
+      REQUIRE(infs > 0);
+    }
+  });
+}
+
 TEMPLATE_TEST_CASE("pooling max compares 16-bit floats as numbers", "[pooling]", bfloat16_t,
                    float16_t) {
   SYNETK_FOR_EACH_TARGET([] {

@@ -50,20 +50,53 @@ HWY_INLINE hn::Vec<DU32> BF16RoundedBits(DU32 du32, hn::Vec<DU32> bits) {
   return hn::Add(bits, hn::Add(hn::Set(du32, 0x7FFFu), lsb));
 }
 
-// fp32 bits -> bf16 bits, round to nearest even; NaN stays NaN (quieted).
-template <class DF>
-HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToBF16Bits(DF df,
-                                                           hn::Vec<DF> v) {
+// fp32 -> its bf16 pattern in the upper half of the lane, round to nearest
+// even; NaN stays NaN (quieted). kSumsOfBF16: v was computed by fp32
+// arithmetic from bf16 values, so a NaN in it is an input's (whose payload
+// bf16 keeps in the upper half) or the default NaN: its low 16 bits are zero,
+// the rounding carry cannot reach its exponent, and no NaN test is needed.
+template <bool kSumsOfBF16, class DF>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BF16InUpperHalf(DF df, hn::Vec<DF> v) {
   const hn::RebindToUnsigned<DF> du32;
-  const hn::RebindToSigned<DF> di32;
-  const hn::Rebind<uint16_t, DF> du16;
+  (void)df;
   const auto bits = hn::BitCast(du32, v);
   const auto rounded = BF16RoundedBits(du32, bits);
-  const auto quiet = hn::Or(bits, hn::Set(du32, 0x00400000u));
-  const auto isNaN = hn::RebindMask(du32, hn::Ne(v, v));
-  const auto out = hn::IfThenElse(isNaN, quiet, rounded);
-  (void)df;
+  if constexpr (kSumsOfBF16) {
+    return rounded;
+  } else {
+    const auto quiet = hn::Or(bits, hn::Set(du32, 0x00400000u));
+    return hn::IfThenElse(hn::RebindMask(du32, hn::Ne(v, v)), quiet, rounded);
+  }
+}
+
+// fp32 bits -> bf16 bits, round to nearest even; NaN stays NaN (quieted).
+template <bool kSumsOfBF16 = false, class DF>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToBF16Bits(DF df, hn::Vec<DF> v) {
+  const hn::RebindToSigned<DF> di32;
+  const hn::Rebind<uint16_t, DF> du16;
+  const auto out = BF16InUpperHalf<kSumsOfBF16>(df, v);
   return hn::DemoteTo(du16, hn::BitCast(di32, hn::ShiftRight<16>(out)));
+}
+
+// bf16 elements 2i and 2i + 1 of an array, read as 32-bit lane i (low half,
+// high half): each is an fp32 number once shifted or masked in place, so the
+// even and odd elements come apart without a deinterleave or a promotion.
+template <class DF>
+HWY_INLINE void BF16LanesToF32(DF df, hn::Vec<hn::RebindToUnsigned<DF>> lanes, hn::Vec<DF>& even,
+                               hn::Vec<DF>& odd) {
+  const hn::RebindToUnsigned<DF> du32;
+  even = hn::BitCast(df, hn::ShiftLeft<16>(lanes));
+  odd = hn::BitCast(df, hn::And(lanes, hn::Set(du32, 0xFFFF0000u)));
+}
+
+// The inverse: even[i] and odd[i] rounded to bf16 (BF16InUpperHalf) in the
+// low and high halves of lane i, ready for a plain store: no narrowing
+// shuffles.
+template <bool kSumsOfBF16, class DF>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> F32ToBF16Lanes(DF df, hn::Vec<DF> even, hn::Vec<DF> odd) {
+  const hn::RebindToUnsigned<DF> du32;
+  return hn::Or(hn::ShiftRight<16>(BF16InUpperHalf<kSumsOfBF16>(df, even)),
+                hn::And(BF16InUpperHalf<kSumsOfBF16>(df, odd), hn::Set(du32, 0xFFFF0000u)));
 }
 
 // fp32 -> f16 bits, round to nearest even, overflow to infinity, NaN to a
