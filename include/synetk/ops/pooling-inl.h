@@ -365,6 +365,24 @@ HWY_INLINE hn::Vec<D> PoolStart(D d, hn::Vec<D> v) {
   return Ops::Combine(Ops::Identity(d), v);
 }
 
+// bf16 averages: the vertical step of kRows rows, `step` 32-bit lanes apart
+// from p, over 2N consecutive elements read as N 32-bit lanes: e sums the
+// even elements and od the odd ones (BF16LanesToF32), in PoolRows' order.
+template <class Ops, size_t kRows, class D>
+HWY_INLINE void PoolBF16LaneRows(D d, const uint32_t* p, size_t step, hn::Vec<D>& e,
+                                 hn::Vec<D>& od) {
+  const hn::RebindToUnsigned<D> du;
+  hn::Vec<D> re, ro;
+  BF16LanesToF32(d, hn::LoadU(du, p), re, ro);
+  e = PoolStart<Ops>(d, re);
+  od = PoolStart<Ops>(d, ro);
+  for (size_t r = 1; r < kRows; ++r) {
+    BF16LanesToF32(d, hn::LoadU(du, p + r * step), re, ro);
+    e = Ops::Combine(e, re);
+    od = Ops::Combine(od, ro);
+  }
+}
+
 // For x = 0, N, 2N, ... < len: emit(x, tap(x, 0) (+) tap(x, 1) (+) ...
 // (+) tap(x, n - 1)), combined in tap order (averages keep one order in every
 // path; max runs two chains). Up to 7 taps are unrolled at compile time: the
@@ -673,17 +691,9 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
         e = o = ident;
         return;
       }
-      const hn::RebindToUnsigned<D> du;
-      const auto* p = reinterpret_cast<const uint32_t*>(s + static_cast<size_t>(x) * C + c);
-      V re, ro;
-      BF16LanesToF32(d, hn::LoadU(du, p), re, ro);
-      e = PoolStart<Ops>(d, re);
-      o = PoolStart<Ops>(d, ro);
-      for (size_t r = 1; r < kRows; ++r) {
-        BF16LanesToF32(d, hn::LoadU(du, p + r * (pitch / 2)), re, ro);  // C, so pitch, even
-        e = Ops::Combine(e, re);
-        o = Ops::Combine(o, ro);
-      }
+      // C, so pitch, is even: rows are whole lanes.
+      PoolBF16LaneRows<Ops, kRows>(
+          d, reinterpret_cast<const uint32_t*>(s + static_cast<size_t>(x) * C + c), pitch / 2, e, o);
     } else {
       (void)x, (void)c, (void)e, (void)o;
     }
@@ -1456,18 +1466,9 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
             // Columns 2i and 2i + 1 as the halves of 32-bit lane i
             // (BF16LanesToF32): 64x112x112 3x3 s2 p1 on Zen 3, 0.87 -> 0.65
             // ns per output.
-            const hn::RebindToUnsigned<D> du;
-            const auto* p = reinterpret_cast<const uint32_t*>(p0 + x);
-            const size_t step = pitch / 2;  // rows are whole lanes: W is even
-            V re, ro;
-            BF16LanesToF32(d, hn::LoadU(du, p), re, ro);
-            e = PoolStart<Ops>(d, re);
-            od = PoolStart<Ops>(d, ro);
-            for (size_t r = 1; r < kRows; ++r) {
-              BF16LanesToF32(d, hn::LoadU(du, p + r * step), re, ro);
-              e = Ops::Combine(e, re);
-              od = Ops::Combine(od, ro);
-            }
+            // W is even: rows are whole lanes.
+            PoolBF16LaneRows<Ops, kRows>(d, reinterpret_cast<const uint32_t*>(p0 + x), pitch / 2,
+                                         e, od);
           } else {
             PoolSplitColumns(d, vert, x, e, od);
           }
