@@ -205,6 +205,8 @@ std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
   v.push_back(Geom2D(33, 5, 13, 5, 13, 1, 1, 0, 0, false, false));  // global, other sizes
   v.push_back(Geom2D(6, 6, 17, 7, 18, 2, 2, 1, 1, false, false));   // global over padding
   v.push_back(Geom2D(5, 3, 70, 3, 70, 1, 1, 0, 0, false, false));   // global, rows of 5 vectors
+  v.push_back(Geom2D(37, 5, 5, 5, 5, 1, 1, 0, 0, false, false));    // global, 25-element planes
+  v.push_back(Geom2D(21, 3, 3, 3, 3, 1, 1, 0, 0, false, false));    // global, 9-element planes
   v.push_back(Geom2D(65, 3, 4, 4, 6, 2, 3, 1, 2, false, false));
   v.push_back(Geom2D(5, 9, 9, 9, 9, 1, 1, 0, 0, false, false));
   v.push_back(Geom2D(7, 1, 1, 1, 1, 1, 1, 0, 0, false, false));
@@ -376,7 +378,7 @@ TEST_CASE("pooling split into parts gives the whole call's output", "[pooling][p
                               Geom2D(3, 4, 70, 2, 2, 2, 2, 0, 0, false, false),
                               Geom2D(3, 9, 37, 3, 3, 2, 2, 1, 1, true, true),  // 3 channels
                               Geom2D(3, 11, 70, 5, 5, 1, 1, 2, 2, false, false),
-                              Geom2D(9, 7, 7, 7, 7, 1, 1, 0, 0, false, false),  // global
+                              Geom2D(37, 7, 7, 7, 7, 1, 1, 0, 0, false, false),  // global
                               Geom2D(4, 6, 5, 2, 40, 1, 1, 1, 39, true, true)}) {  // wide kernel
       CheckPoolParts<float, true, synetk::Nchw>(g, false);
       CheckPoolParts<float, true, synetk::Nhwc>(g, false);

@@ -994,6 +994,78 @@ void PoolNchwGlobalMax(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   }
 }
 
+#if HWY_TARGET != HWY_SCALAR  // one-lane vectors: no interleaves, no halves
+// Integer-key max of one contiguous plane of at least Lanes(d) elements: the
+// last chunk overlaps the one before it (max is idempotent), so no lane
+// needs masking and nothing past the plane is read.
+template <class Ops, class D, typename T>
+HWY_INLINE hn::Vec<D> PoolPlaneMax(D d, const T* p, size_t plane) {
+  const size_t N = hn::Lanes(d);
+  hn::Vec<D> acc = Ops::Load(d, p);
+  size_t i = N;
+  for (; i + N <= plane; i += N) acc = Ops::Combine(acc, Ops::Load(d, p + i));
+  if (i < plane) acc = Ops::Combine(acc, Ops::Load(d, p + plane - N));
+  return acc;
+}
+
+// The maxima of planes [c, c + 2^kLevel) (planeMax(c) gives plane c's
+// vector) reduced together: two subtrees whose lanes hold groups of
+// 2^(kLevel - 1) planes are interleaved group by group within each 128-bit
+// block and combined, which halves the partial maxima per plane. At
+// kLevel = log2(lanes per block), lane i of every block holds plane c + i.
+// About three operations per plane, against a lane reduction each.
+template <size_t kLevel, class Ops, class D, class PlaneMax>
+HWY_INLINE hn::Vec<D> PoolPlaneTree(D d, const PlaneMax& planeMax, size_t c) {
+  if constexpr (kLevel == 0) {
+    return planeMax(c);
+  } else {
+    constexpr size_t kGroup = sizeof(hn::TFromD<D>) << (kLevel - 1);
+    const hn::Repartition<hwy::UnsignedFromSize<kGroup>, D> du;
+    const auto a = hn::BitCast(du, PoolPlaneTree<kLevel - 1, Ops>(d, planeMax, c));
+    const auto b =
+        hn::BitCast(du, PoolPlaneTree<kLevel - 1, Ops>(d, planeMax, c + (size_t{1} << (kLevel - 1))));
+    return Ops::Combine(hn::BitCast(d, hn::InterleaveLower(du, a, b)),
+                        hn::BitCast(d, hn::InterleaveUpper(du, a, b)));
+  }
+}
+
+// Combines the 128-bit blocks of v into one.
+template <class Ops, class D>
+HWY_INLINE auto PoolFoldBlocks(D d, hn::Vec<D> v) {
+  if constexpr (hn::MaxLanes(d) * sizeof(hn::TFromD<D>) > 16) {
+    const hn::Half<D> dh;
+    return PoolFoldBlocks<Ops>(dh, Ops::Combine(hn::LowerHalf(dh, v), hn::UpperHalf(dh, v)));
+  } else {
+    return v;
+  }
+}
+
+// NCHW max over whole planes of at least Lanes(d) elements for integer keys
+// (8- and 16-bit types; fp32 keeps PoolNchwGlobalMax's lane order for NaN):
+// a block's worth of planes at a time through PoolPlaneTree, one store each.
+// d has whole 128-bit blocks of known count (not SCALAR; on scalable
+// targets the 128-bit tag).
+template <class Cfg, class D>
+void PoolNchwGlobalMaxTree(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  constexpr size_t kPerBlock = 16 / sizeof(L);
+  constexpr size_t kLevels = kPerBlock == 16 ? 4 : kPerBlock == 8 ? 3 : 2;
+  static_assert(size_t{1} << kLevels == kPerBlock, "16 / sizeof(L) is a power of two");
+  const hn::CappedTag<L, kPerBlock> dq;  // the folded blocks
+  const size_t plane = a.srcH * a.srcW;
+  const hn::Vec<D> ident = Ops::Identity(d);
+  for (size_t c0 = a.begin; c0 < a.end; c0 += kPerBlock) {
+    const auto planeMax = [&](size_t c) HWY_ATTR -> hn::Vec<D> {
+      if (c >= a.end) return ident;
+      return PoolPlaneMax<Ops>(d, a.src + c * plane, plane);
+    };
+    PoolStoreDst<Ops>(dq, PoolFoldBlocks<Ops>(d, PoolPlaneTree<kLevels, Ops>(d, planeMax, c0)),
+                      a.dst + c0, a.end - c0);
+  }
+}
+#endif  // HWY_TARGET != HWY_SCALAR
+
 // NCHW average over whole planes (global pooling), in the separable paths'
 // order: column sums over the rows (from +0, top to bottom), then the
 // columns added left to right. Padding only adds +0, which changes no sum.
@@ -1607,9 +1679,25 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
     } else if (!a.pool3d && a.dstH == 1 && a.dstW == 1 && a.kY - a.pY >= a.srcH &&
         a.kX - a.pX >= a.srcW) {  // one window covering each whole plane
       const hn::CappedTag<L, 16 / sizeof(L)> dq;
+      const size_t plane = a.srcH * a.srcW;
       if constexpr (!Cfg::isMax) {
         PoolNchwGlobalAverage<Cfg>(d, a);
-      } else if (a.srcH * a.srcW >= 2 * hn::Lanes(d)) {
+#if HWY_TARGET != HWY_SCALAR
+      } else if constexpr (!std::is_same_v<L, float>) {
+        // The widest vectors that fit in a plane (7x7 planes of 8-bit
+        // types on AVX-512: 256 bits).
+        const hn::CappedTag<L, 32 / sizeof(L)> dh;
+        if (!HWY_HAVE_SCALABLE && plane >= hn::Lanes(d)) {
+          if constexpr (!HWY_HAVE_SCALABLE) PoolNchwGlobalMaxTree<Cfg>(d, a);
+        } else if (!HWY_HAVE_SCALABLE && plane >= hn::Lanes(dh)) {
+          if constexpr (!HWY_HAVE_SCALABLE) PoolNchwGlobalMaxTree<Cfg>(dh, a);
+        } else if (plane >= hn::Lanes(dq)) {
+          PoolNchwGlobalMaxTree<Cfg>(dq, a);
+        } else {
+          PoolNchwGlobalMax<Cfg>(dq, a);
+        }
+#endif
+      } else if (plane >= 2 * hn::Lanes(d)) {
         PoolNchwGlobalMax<Cfg>(d, a);
       } else {  // small planes: 128-bit vectors waste fewer lanes
         PoolNchwGlobalMax<Cfg>(dq, a);
