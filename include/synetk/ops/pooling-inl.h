@@ -1091,6 +1091,11 @@ void PoolNchwGlobalAverage(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     return sum;
   };
   HWY_ALIGN L sums[HWY_MAX(kMaxLanes<L>, 4)] = {};
+#if HWY_TARGET != HWY_SCALAR
+  static_assert(std::is_same_v<L, float>, "4 lanes per 128-bit block");
+  const hn::CappedTag<L, 4> d4;
+  HWY_ALIGN L tr[4 * kMaxLanes<L>];
+#endif
   for (size_t c0 = a.begin; c0 < a.end; c0 += N) {
     const size_t n = HWY_MIN(N, a.end - c0);
     size_t i = 0;
@@ -1098,18 +1103,48 @@ void PoolNchwGlobalAverage(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       for (; i + 4 <= n; i += 4) {
         const size_t o = (c0 + i) * plane;
         V s0 = Ops::Identity(d), s1 = s0, s2 = s0, s3 = s0;
-        for (size_t y = 0; y < H; ++y) {
-          const size_t r = o + y * W;
-          s0 = Ops::Combine(s0, load(r));
-          s1 = Ops::Combine(s1, load(r + plane));
-          s2 = Ops::Combine(s2, load(r + 2 * plane));
-          s3 = Ops::Combine(s3, load(r + 3 * plane));
+        const auto rows = [&](auto rowLoad) HWY_ATTR {
+          for (size_t y = 0; y < H; ++y) {
+            const size_t r = o + y * W;
+            s0 = Ops::Combine(s0, rowLoad(r));
+            s1 = Ops::Combine(s1, rowLoad(r + plane));
+            s2 = Ops::Combine(s2, rowLoad(r + 2 * plane));
+            s3 = Ops::Combine(s3, rowLoad(r + 3 * plane));
+          }
+        };
+        if (o + 4 * plane - W + N <= srcTotal) {  // every row's vector inside src
+          rows([&](size_t at) HWY_ATTR { return Ops::Load(d, a.src + at); });
+        } else {
+          rows(load);
         }
+#if HWY_TARGET != HWY_SCALAR
+        // The four planes' columns as 4-lane vectors, added left to right:
+        // a 4 x N transpose by interleaves within each 128-bit block, after
+        // which block b of tr + j*N holds column 4b + j of planes i..i+3.
+        const hn::Repartition<uint64_t, D> d64;
+        const auto lo64 = [&](V x, V y) HWY_ATTR {
+          return hn::BitCast(d, hn::InterleaveLower(d64, hn::BitCast(d64, x), hn::BitCast(d64, y)));
+        };
+        const auto hi64 = [&](V x, V y) HWY_ATTR {
+          return hn::BitCast(d, hn::InterleaveUpper(d64, hn::BitCast(d64, x), hn::BitCast(d64, y)));
+        };
+        const V a01 = hn::InterleaveLower(d, s0, s1), a23 = hn::InterleaveLower(d, s2, s3);
+        const V b01 = hn::InterleaveUpper(d, s0, s1), b23 = hn::InterleaveUpper(d, s2, s3);
+        hn::StoreU(lo64(a01, a23), d, tr);
+        hn::StoreU(hi64(a01, a23), d, tr + N);
+        hn::StoreU(lo64(b01, b23), d, tr + 2 * N);
+        hn::StoreU(hi64(b01, b23), d, tr + 3 * N);
+        const auto column = [&](size_t x) HWY_ATTR { return hn::LoadU(d4, tr + x % 4 * N + x / 4 * 4); };
+        auto t = column(0);
+        for (size_t x = 1; x < W; ++x) t = Ops::Combine(t, column(x));
+        hn::StoreU(t, d4, sums + i);
+#else
         hn::StoreU(s0, d, cols);
         hn::StoreU(s1, d, cols + pitch);
         hn::StoreU(s2, d, cols + 2 * pitch);
         hn::StoreU(s3, d, cols + 3 * pitch);
         for (size_t k = 0; k < 4; ++k) sums[i + k] = total(k);
+#endif
       }
     }
     for (; i < n; ++i) {
@@ -1681,7 +1716,14 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
       const hn::CappedTag<L, 16 / sizeof(L)> dq;
       const size_t plane = a.srcH * a.srcW;
       if constexpr (!Cfg::isMax) {
-        PoolNchwGlobalAverage<Cfg>(d, a);
+        // Rows of up to 8 columns in 256-bit vectors: full-width rows would
+        // mostly be other rows' lanes, and split cache lines.
+        const hn::CappedTag<float, 8> d8;
+        if (!HWY_HAVE_SCALABLE && a.srcW <= hn::Lanes(d8) && hn::Lanes(d8) < hn::Lanes(d)) {
+          PoolNchwGlobalAverage<Cfg>(d8, a);
+        } else {
+          PoolNchwGlobalAverage<Cfg>(d, a);
+        }
 #if HWY_TARGET != HWY_SCALAR
       } else if constexpr (!std::is_same_v<L, float>) {
         // The widest vectors that fit in a plane (7x7 planes of 8-bit
