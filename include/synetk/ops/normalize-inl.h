@@ -430,22 +430,23 @@ HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
   const size_t P =
       std::max<size_t>(1, std::min(kNormPixelGroup, kNormBlockBytesL1 / (C * sizeof(T))));
   // V2 rows of up to kNormChannelGroup: pivot -> mean in st0, sum of
-  // squares -> norm in st1, the sum of deviations in st2. Whole vectors of
-  // the group (kNormPixelGroup is a multiple of N) are finished at once;
+  // squares -> norm in st1, the sum of deviations in st2, finished a vector
+  // of pixels at a time. dg's lane count divides kNormPixelGroup on every
+  // target (a power of two, at most 64), so the group is whole vectors;
   // lanes past the group's pixels are unused.
   HWY_ALIGN float st0[kNormPixelGroup] = {};  // V1: factor; V2: mean
   HWY_ALIGN float st1[kNormPixelGroup] = {};  // V2: norm
   HWY_ALIGN float st2[kNormPixelGroup] = {};
-  const bool momentSums = kVersion == 2 && C <= kNormChannelGroup &&
-                          kNormPixelGroup % hn::Lanes(df) == 0;
+  const hn::CappedTag<float, kNormPixelGroup> dg;
+  const bool momentSums = kVersion == 2 && C <= kNormChannelGroup;
   for (size_t s0 = a.begin; s0 < a.end; s0 += P) {
     const size_t s1 = std::min(a.end, s0 + P);
     if (momentSums) {
       for (size_t s = s0; s < s1; ++s) {
         RowMomentSums(df, src + s * C, C, st0[s - s0], st2[s - s0], st1[s - s0]);
       }
-      for (size_t j = 0; j < s1 - s0; j += hn::Lanes(df)) {
-        MomentsToMeanNorm(df, C, veps, st0 + j, st2 + j, st1 + j);
+      for (size_t j = 0; j < s1 - s0; j += hn::Lanes(dg)) {
+        MomentsToMeanNorm(dg, C, hn::Set(dg, a.eps), st0 + j, st2 + j, st1 + j);
       }
     }
     for (size_t s = s0; s < s1 && !momentSums; ++s) {
@@ -457,15 +458,7 @@ HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
           st0[s - s0] = SafeRsqrtScalar(RowSum<1>(df, row, C, 0.0f) + a.eps);
         }
       } else {
-        if (C <= kNormChannelGroup) {
-          // Groups that are not whole vectors (scalable vectors wider than
-          // kNormPixelGroup lanes): the same sums, finished one pixel at a
-          // time in one-lane vectors.
-          const size_t k = s - s0;
-          const hn::CappedTag<float, 1> d1;
-          RowMomentSums(df, row, C, st0[k], st2[k], st1[k]);
-          MomentsToMeanNorm(d1, C, hn::Set(d1, a.eps), st0 + k, st2 + k, st1 + k);
-        } else if (shortRow) {
+        if (shortRow) {
           const V vm = hn::Div(RowSumVec<0>(df, row, C, zero), vC);
           const V var = hn::Div(RowSumVec<2>(df, row, C, vm), vC);
           st0[s - s0] = hn::GetLane(vm);

@@ -1050,8 +1050,7 @@ void PoolNchwGlobalMaxTree(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using Ops = PoolOps<Cfg>;
   using L = typename Ops::L;
   constexpr size_t kPerBlock = 16 / sizeof(L);
-  constexpr size_t kLevels = kPerBlock == 16 ? 4 : kPerBlock == 8 ? 3 : 2;
-  static_assert(size_t{1} << kLevels == kPerBlock, "16 / sizeof(L) is a power of two");
+  constexpr size_t kLevels = hwy::FloorLog2(kPerBlock);
   const hn::CappedTag<L, kPerBlock> dq;  // the folded blocks
   const size_t plane = a.srcH * a.srcW;
   const hn::Vec<D> ident = Ops::Identity(d);
@@ -1718,7 +1717,7 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
       if constexpr (!Cfg::isMax) {
         // Rows of up to 8 columns in 256-bit vectors: full-width rows would
         // mostly be other rows' lanes, and split cache lines.
-        const hn::CappedTag<float, 8> d8;
+        const hn::CappedTag<L, 8> d8;
         if (!HWY_HAVE_SCALABLE && a.srcW <= hn::Lanes(d8) && hn::Lanes(d8) < hn::Lanes(d)) {
           PoolNchwGlobalAverage<Cfg>(d8, a);
         } else {
@@ -1726,14 +1725,14 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
         }
 #if HWY_TARGET != HWY_SCALAR
       } else if constexpr (!std::is_same_v<L, float>) {
-        // The widest vectors that fit in a plane (7x7 planes of 8-bit
-        // types on AVX-512: 256 bits).
+        // The widest vectors that fit in a plane (7x7 planes of 8-bit types
+        // on AVX-512: 256 bits); scalable targets fold no blocks, so 128.
         const hn::CappedTag<L, 32 / sizeof(L)> dh;
-        if (!HWY_HAVE_SCALABLE && plane >= hn::Lanes(d)) {
-          if constexpr (!HWY_HAVE_SCALABLE) PoolNchwGlobalMaxTree<Cfg>(d, a);
-        } else if (!HWY_HAVE_SCALABLE && plane >= hn::Lanes(dh)) {
-          if constexpr (!HWY_HAVE_SCALABLE) PoolNchwGlobalMaxTree<Cfg>(dh, a);
-        } else if (plane >= hn::Lanes(dq)) {
+        if constexpr (!HWY_HAVE_SCALABLE) {
+          if (plane >= hn::Lanes(d)) return PoolNchwGlobalMaxTree<Cfg>(d, a);
+          if (plane >= hn::Lanes(dh)) return PoolNchwGlobalMaxTree<Cfg>(dh, a);
+        }
+        if (plane >= hn::Lanes(dq)) {
           PoolNchwGlobalMaxTree<Cfg>(dq, a);
         } else {
           PoolNchwGlobalMax<Cfg>(dq, a);
