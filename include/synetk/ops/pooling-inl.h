@@ -383,51 +383,75 @@ HWY_INLINE void PoolBF16LaneRows(D d, const uint32_t* p, size_t step, hn::Vec<D>
   }
 }
 
-// For x = 0, N, 2N, ... < len: emit(x, tap(x, 0) (+) tap(x, 1) (+) ...
-// (+) tap(x, n - 1)), combined in tap order (averages keep one order in every
-// path; max runs two chains). Up to 7 taps are unrolled at compile time: the
-// per-tap loop bookkeeping cost more than the arithmetic on 5-tap windows.
-template <class Ops, size_t kTaps, class D, class Tap, class Emit>
-HWY_INLINE void PoolTapsFixed(D d, size_t len, const Tap& tap, const Emit& emit) {
-  const size_t N = hn::Lanes(d);
-  for (size_t x = 0; x < len; x += N) {
-    hn::Vec<D> acc = tap(x, 0);
-    if constexpr (Ops::kOrderFree && kTaps >= 3) {
-      hn::Vec<D> acc2 = tap(x, 1);
-      for (size_t k = 2; k < kTaps; ++k) {
-        if (k % 2 == 0) {
-          acc = Ops::Combine(acc, tap(x, k));
-        } else {
-          acc2 = Ops::Combine(acc2, tap(x, k));
-        }
-      }
-      acc = Ops::Combine(acc, acc2);
+// For rows r < `rows` and x = 0, N, 2N, ... < len: emit(r, x, tap(r, x, 0)
+// (+) tap(r, x, 1) (+) ... (+) tap(r, x, n - 1)), combined in tap order
+// (averages keep one order in every path; max runs two chains). Up to 7 taps
+// are unrolled at compile time: the per-tap loop bookkeeping cost more than
+// the arithmetic on 5-tap windows. The tap count is dispatched once for all
+// rows: one-vector rows (5x5 stride-1 windows on 64-wide planes) paid the
+// dispatch as much as the arithmetic.
+// Taps k .. kTaps - 1 of PoolTapsFixed, unrolled by recursion (GCC kept a
+// loop over the taps, with a branch on k's parity, once rows were added):
+// with two chains, odd taps go to acc2.
+template <class Ops, size_t k, size_t kTaps, bool kTwoChains, class V, class TapAt>
+HWY_INLINE void PoolTapChain(V& acc, V& acc2, const TapAt& tapAt) {
+  if constexpr (k < kTaps) {
+    if constexpr (kTwoChains && k % 2 == 1) {
+      acc2 = Ops::Combine(acc2, tapAt(k));
     } else {
-      for (size_t k = 1; k < kTaps; ++k) acc = Ops::Combine(acc, tap(x, k));
+      acc = Ops::Combine(acc, tapAt(k));
     }
-    emit(x, acc);
+    PoolTapChain<Ops, k + 1, kTaps, kTwoChains>(acc, acc2, tapAt);
+  }
+}
+
+template <class Ops, size_t kTaps, class D, class Tap, class Emit>
+HWY_INLINE void PoolTapsFixed(D d, size_t rows, size_t len, const Tap& tap, const Emit& emit) {
+  constexpr bool kTwoChains = Ops::kOrderFree && kTaps >= 3;
+  const size_t N = hn::Lanes(d);
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t x = 0; x < len; x += N) {
+      const auto tapAt = [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE { return tap(r, x, k); };
+      hn::Vec<D> acc = tapAt(0);
+      hn::Vec<D> acc2 = kTwoChains ? tapAt(1) : acc;
+      PoolTapChain<Ops, kTwoChains ? 2 : 1, kTaps, kTwoChains>(acc, acc2, tapAt);
+      if constexpr (kTwoChains) acc = Ops::Combine(acc, acc2);
+      emit(r, x, acc);
+    }
   }
 }
 
 template <class Ops, class D, class Tap, class Emit>
-HWY_INLINE void PoolTaps(D d, size_t n, size_t len, const Tap& tap, const Emit& emit) {
+HWY_INLINE void PoolTapsRows(D d, size_t n, size_t rows, size_t len, const Tap& tap,
+                             const Emit& emit) {
   // 3 and 2 (3x3 and 2x2 windows) ahead of the jump table: narrow rows
   // (112-byte u8 rows of 3x3 s2) pay the dispatch once per row.
-  if (n == 3) return PoolTapsFixed<Ops, 3>(d, len, tap, emit);
-  if (n == 2) return PoolTapsFixed<Ops, 2>(d, len, tap, emit);
+  if (n == 3) return PoolTapsFixed<Ops, 3>(d, rows, len, tap, emit);
+  if (n == 2) return PoolTapsFixed<Ops, 2>(d, rows, len, tap, emit);
   switch (n) {
-    case 1: return PoolTapsFixed<Ops, 1>(d, len, tap, emit);
-    case 4: return PoolTapsFixed<Ops, 4>(d, len, tap, emit);
-    case 5: return PoolTapsFixed<Ops, 5>(d, len, tap, emit);
-    case 6: return PoolTapsFixed<Ops, 6>(d, len, tap, emit);
-    case 7: return PoolTapsFixed<Ops, 7>(d, len, tap, emit);
+    case 1: return PoolTapsFixed<Ops, 1>(d, rows, len, tap, emit);
+    case 4: return PoolTapsFixed<Ops, 4>(d, rows, len, tap, emit);
+    case 5: return PoolTapsFixed<Ops, 5>(d, rows, len, tap, emit);
+    case 6: return PoolTapsFixed<Ops, 6>(d, rows, len, tap, emit);
+    case 7: return PoolTapsFixed<Ops, 7>(d, rows, len, tap, emit);
     default:
-      for (size_t x = 0; x < len; x += hn::Lanes(d)) {
-        hn::Vec<D> acc = tap(x, 0);
-        for (size_t k = 1; k < n; ++k) acc = Ops::Combine(acc, tap(x, k));
-        emit(x, acc);
+      for (size_t r = 0; r < rows; ++r) {
+        for (size_t x = 0; x < len; x += hn::Lanes(d)) {
+          hn::Vec<D> acc = tap(r, x, 0);
+          for (size_t k = 1; k < n; ++k) acc = Ops::Combine(acc, tap(r, x, k));
+          emit(r, x, acc);
+        }
       }
   }
+}
+
+// PoolTapsRows of one row: tap(x, k), emit(x, v).
+template <class Ops, class D, class Tap, class Emit>
+HWY_INLINE void PoolTaps(D d, size_t n, size_t len, const Tap& tap, const Emit& emit) {
+  PoolTapsRows<Ops>(
+      d, n, 1, len,
+      [&](size_t, size_t x, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE { return tap(x, k); },
+      [&](size_t, size_t x, hn::Vec<D> v) HWY_ATTR SYNETK_LAMBDA_INLINE { emit(x, v); });
 }
 
 // Vertical step over n >= 1 rows at src, src + stride, ...: out[x] for
@@ -505,12 +529,28 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   L* areas = nullptr;
   if constexpr (!Cfg::isMax) {
     if (a.excludePad) {
-      areas = PoolScratch<L, 2>(PoolRoundUp(a.dstH * G, N) + flat);
+      // Row height times column width, a vector at a time: per element,
+      // the windows' arithmetic cost as much as pooling a few planes. The
+      // products are exact while kY*kX < 2^24 (rows spill into the next).
+      const size_t gUp = PoolRoundUp(G, N);
+      areas = PoolScratch<L, 2>(PoolRoundUp(a.dstH * G, N) + flat + gUp);
+      L* widths = PoolScratch<L, 3>(gUp);
+      for (size_t g = 0; g < gUp; ++g) {
+        widths[g] = g < a.dstW ? static_cast<L>(detail::PoolWindow(g, a.sX, a.pX, a.kX, W).Size())
+                               : L(1);
+      }
+      const bool exact = a.kY * a.kX < (size_t{1} << 24);
       for (size_t dy = 0; dy < a.dstH; ++dy) {
         const size_t hy = detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size();
-        for (size_t g = 0; g < G; ++g) {
-          areas[dy * G + g] = g < a.dstW
-              ? static_cast<L>(hy * detail::PoolWindow(g, a.sX, a.pX, a.kX, W).Size()) : L(1);
+        L* row = areas + dy * G;
+        if (exact) {
+          const V h = hn::Set(d, static_cast<L>(hy));
+          for (size_t g = 0; g < G; g += N) hn::StoreU(hn::Mul(h, hn::LoadU(d, widths + g)), d, row + g);
+        } else {
+          for (size_t g = 0; g < G; ++g) {
+            row[g] = g < a.dstW ? static_cast<L>(hy * detail::PoolWindow(g, a.sX, a.pX, a.kX, W).Size())
+                                : L(1);
+          }
         }
       }
       for (size_t i = a.dstH * G; i < PoolRoundUp(a.dstH * G, N) + flat; ++i) areas[i] = L(1);
@@ -521,7 +561,7 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const size_t kX = a.kX, sX = a.sX, dstW = a.dstW;
   T* const dst = a.dst;
   const bool excludePad = a.excludePad;
-  const V divisor = hn::Set(d, static_cast<L>(a.divisor));
+  const L divisor = static_cast<L>(a.divisor);
   // Horizontal step over len outputs of the stacked rows at r (forced inline:
   // called once per row, it ran 5x5 windows at 0.12 of memcpy, not 0.18).
   auto horizontal = [&](const L* r, size_t len, const auto& emit) SYNETK_LAMBDA_INLINE {
@@ -532,23 +572,72 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     }
   };
   // Average: divide by the window's area (areas[i]: the vector's outputs).
-  auto average = [&](V v, size_t i) {
-    if constexpr (!Cfg::isMax) v = hn::Div(v, excludePad ? hn::LoadU(d, areas + i) : divisor);
+  auto average = [=](V v, size_t i) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    if constexpr (!Cfg::isMax) {
+      v = hn::Div(v, excludePad ? hn::LoadU(d, areas + i) : hn::Set(d, divisor));
+    }
     return v;
+  };
+  // Output rows [yLo, yEnd) read kY unclipped input rows; in plane p they
+  // are read unchecked up to InteriorEnd(p) (vectors past W stay inside src).
+  const size_t kY = a.kY, sY = a.sY, pX = a.pX;
+  const size_t plane = H * W, srcTotal = a.srcC * plane, wUp = PoolRoundUp(W, N);
+  const size_t yLo = (a.pY + sY - 1) / sY;
+  const size_t yEnd = H + a.pY >= kY ? HWY_MIN(a.dstH, (H + a.pY - kY) / sY + 1) : 0;
+  auto interiorEnd = [=](size_t p) {
+    const size_t avail = srcTotal - p * plane;  // elements from the plane's start
+    if (avail < wUp + (kY - 1) * W) return size_t{0};
+    const size_t lastTop = (avail - wUp) / W - (kY - 1);  // input row of the last window's top
+    return HWY_MIN(yEnd, (lastTop + a.pY) / sY + 1);
   };
   for (size_t dc = a.begin; dc < a.end; ++dc) {
     const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, a.srcC);
+    const size_t safeEnd = wc.Size() == 1 ? interiorEnd(wc.begin) : 0;
+    const T* const top = a.src + wc.begin * plane;  // input row 0 of the plane
     for (size_t dy0 = 0; dy0 < a.dstH; dy0 += B) {
       const size_t nb = HWY_MIN(B, a.dstH - dy0);
+      // Interior rows [i0, i1) of the block in one tight loop; the clipped
+      // ones (and those near the end of src) one by one.
+      const size_t i0 = HWY_MIN(HWY_MAX(dy0, yLo), dy0 + nb);
+      const size_t i1 = HWY_MAX(i0, HWY_MIN(dy0 + nb, safeEnd));
       for (size_t b = 0; b < nb; ++b) {
-        L* seg = R + b * Wseg + a.pX;
+        if (dy0 + b == i0 && i1 > i0) {
+          const T* s = top + (i0 * sY - a.pY) * W;
+          L* out = R + (i0 - dy0) * Wseg + pX;
+          PoolTapsRows<Ops>(
+              d, kY, i1 - i0, W,
+              [=](size_t r, size_t x, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+                const V v = Ops::Load(d, s + (r * sY + k) * W + x);
+                return k == 0 ? PoolStart<Ops>(d, v) : v;
+              },
+              [=](size_t r, size_t x, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+                L* seg = out + r * Wseg;
+                hn::StoreU(v, d, seg + x);
+                if (x + N >= W) hn::StoreU(Ops::Identity(d), d, seg + W);  // restore the padding
+              });
+          b = i1 - dy0 - 1;
+          continue;
+        }
+        L* seg = R + b * Wseg + pX;
         PoolNchwColumns<Ops>(d, a, wc, dy0 + b, seg, true);
         hn::StoreU(ident, d, seg + W);  // lanes past W: restore the padding
       }
       const size_t base = (dc * a.dstH + dy0) * dstW;
-      if (perRow) {
+      if (perRow && sX == 1) {
         // Wide rows: each output row straight into dst (lanes past the row
         // land on outputs written later).
+        PoolTapsRows<Ops>(
+            d, kX, nb, dstW,
+            [=](size_t b, size_t j, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+              return hn::LoadU(d, R + b * Wseg + j + k);
+            },
+            [=](size_t b, size_t j, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+              const size_t o = base + b * dstW + j;
+              PoolStoreDst<Ops>(d, average(v, (dy0 + b) * G + j), dst + o, dstTotal - o);
+            });
+        continue;
+      }
+      if (perRow) {
         for (size_t b = 0; b < nb; ++b) {
           const size_t ob = base + b * dstW;
           const size_t areaRow = (dy0 + b) * G;
