@@ -495,6 +495,54 @@ HWY_INLINE void PoolNchwColumns(D d, const detail::PoolArgs<T>& a, const detail:
   }
 }
 
+// PoolNchwStacked's vertical step of `rows` output rows whose n input rows
+// (`stride` apart) lie inside src, the first at s + r*step for row r: into
+// out + r*outStep, x < W, then the padding past W is restored. Its own
+// function, like the horizontal step below: inside PoolNchwStacked, GCC
+// kept the loop bounds on the stack.
+template <class Ops, class D, typename T>
+HWY_NOINLINE void PoolStackRows(D d, size_t n, size_t rows, const T* HWY_RESTRICT s,
+                                size_t step, size_t stride, size_t W,
+                                typename Ops::L* HWY_RESTRICT out, size_t outStep) {
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  PoolTapsRows<Ops>(
+      d, n, rows, W,
+      [=](size_t r, size_t x, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        const V v = Ops::Load(d, s + r * step + k * stride + x);
+        return k == 0 ? PoolStart<Ops>(d, v) : v;
+      },
+      [=](size_t r, size_t x, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        typename Ops::L* seg = out + r * outStep;
+        hn::StoreU(v, d, seg + x);
+        if (x + N >= W) hn::StoreU(Ops::Identity(d), d, seg + W);
+      });
+}
+
+// PoolNchwStacked's horizontal step for stride 1 and rows of at least one
+// vector: output row r (dstW outputs at dst + r*dstW, of which `avail` from
+// dst on may be written) reduces kX taps of the segment at R + r*Wseg.
+// Averages divide by areas[r*G + j] (excludePad) or else by `divisor`.
+template <class Ops, class D, typename T>
+HWY_NOINLINE void PoolSlideRows(D d, size_t kX, size_t rows, const typename Ops::L* HWY_RESTRICT R,
+                                size_t Wseg, T* HWY_RESTRICT dst, size_t dstW, size_t avail,
+                                const typename Ops::L* HWY_RESTRICT areas, size_t G,
+                                typename Ops::L divisor) {
+  using V = hn::Vec<D>;
+  PoolTapsRows<Ops>(
+      d, kX, rows, dstW,
+      [=](size_t r, size_t j, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        return hn::LoadU(d, R + r * Wseg + j + k);
+      },
+      [=](size_t r, size_t j, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        if constexpr (Ops::kDivides) {
+          v = hn::Div(v, areas ? hn::LoadU(d, areas + r * G + j) : hn::Set(d, divisor));
+        }
+        const size_t o = r * dstW + j;
+        PoolStoreDst<Ops>(d, v, dst + o, avail - o);
+      });
+}
+
 // NCHW with small kernels: the padded rows of a block of output rows are
 // stacked in R, each segment Wseg = G*sX lanes long (G >= dstW outputs, the
 // extra ones unused), so that output j of the block reads R[j*sX + k]: one
@@ -602,19 +650,8 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       const size_t i1 = HWY_MAX(i0, HWY_MIN(dy0 + nb, safeEnd));
       for (size_t b = 0; b < nb; ++b) {
         if (dy0 + b == i0 && i1 > i0) {
-          const T* s = top + (i0 * sY - a.pY) * W;
-          L* out = R + (i0 - dy0) * Wseg + pX;
-          PoolTapsRows<Ops>(
-              d, kY, i1 - i0, W,
-              [=](size_t r, size_t x, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
-                const V v = Ops::Load(d, s + (r * sY + k) * W + x);
-                return k == 0 ? PoolStart<Ops>(d, v) : v;
-              },
-              [=](size_t r, size_t x, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
-                L* seg = out + r * Wseg;
-                hn::StoreU(v, d, seg + x);
-                if (x + N >= W) hn::StoreU(Ops::Identity(d), d, seg + W);  // restore the padding
-              });
+          PoolStackRows<Ops>(d, kY, i1 - i0, top + (i0 * sY - a.pY) * W, sY * W, W, W,
+                             R + (i0 - dy0) * Wseg + pX, Wseg);
           b = i1 - dy0 - 1;
           continue;
         }
@@ -626,15 +663,8 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       if (perRow && sX == 1) {
         // Wide rows: each output row straight into dst (lanes past the row
         // land on outputs written later).
-        PoolTapsRows<Ops>(
-            d, kX, nb, dstW,
-            [=](size_t b, size_t j, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
-              return hn::LoadU(d, R + b * Wseg + j + k);
-            },
-            [=](size_t b, size_t j, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
-              const size_t o = base + b * dstW + j;
-              PoolStoreDst<Ops>(d, average(v, (dy0 + b) * G + j), dst + o, dstTotal - o);
-            });
+        PoolSlideRows<Ops>(d, kX, nb, R, Wseg, dst + base, dstW, dstTotal - base,
+                           areas ? areas + dy0 * G : nullptr, G, divisor);
         continue;
       }
       if (perRow) {
@@ -895,11 +925,14 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   L* widths = nullptr;  // average with excludePad: clipped width per element
   if constexpr (!Cfg::isMax) {
     if (flat && excludePad) {
+      // Pixel by pixel: a division per element (j / C) cost as much as
+      // pooling the row.
       widths = PoolScratch<L, 2>(PoolRoundUp(rowOut, N));
-      for (size_t j = 0; j < PoolRoundUp(rowOut, N); ++j) {
-        widths[j] = j < rowOut
-            ? static_cast<L>(detail::PoolWindow(j / C, sX, pX, kX, W).Size()) : L(1);
+      for (size_t dx = 0; dx < dstW; ++dx) {
+        const L w = static_cast<L>(detail::PoolWindow(dx, sX, pX, kX, W).Size());
+        std::fill(widths + dx * C, widths + (dx + 1) * C, w);
       }
+      std::fill(widths + rowOut, widths + PoolRoundUp(rowOut, N), L(1));
     }
   }
   const size_t dxUp = PoolRoundUp(dstW, N);
@@ -1167,18 +1200,17 @@ void PoolNchwGlobalAverage(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
   const size_t H = a.srcH, W = a.srcW, plane = H * W, srcTotal = a.srcC * plane;
-  const size_t pitch = PoolRoundUp(W, N);
-  L* cols = PoolScratch<L, 0>(4 * pitch);
-  const V area = hn::Set(d, a.excludePad ? static_cast<L>(plane) : static_cast<L>(a.divisor));
+  L* cols = PoolScratch<L, 0>(PoolRoundUp(W, N));
+  const L areaValue = a.excludePad ? static_cast<L>(plane) : static_cast<L>(a.divisor);
+  const V area = hn::Set(d, areaValue);
   auto load = [&](size_t at) { return PoolLoadSrc<Ops>(d, a.src + at, srcTotal - at); };
-  // Left to right over the column sums in row k of cols.
-  auto total = [&](size_t k) {
-    const L* r = cols + k * pitch;
-    L sum = r[0];
-    for (size_t x = 1; x < W; ++x) sum += r[x];
+  // Left to right over the column sums in cols.
+  auto total = [&]() {
+    L sum = cols[0];
+    for (size_t x = 1; x < W; ++x) sum += cols[x];
     return sum;
   };
-  HWY_ALIGN L sums[HWY_MAX(kMaxLanes<L>, 4)] = {};
+  HWY_ALIGN L sums[kMaxLanes<L>] = {};
 #if HWY_TARGET != HWY_SCALAR
   static_assert(std::is_same_v<L, float>, "4 lanes per 128-bit block");
   const hn::CappedTag<L, 4> d4;
@@ -1187,6 +1219,7 @@ void PoolNchwGlobalAverage(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   for (size_t c0 = a.begin; c0 < a.end; c0 += N) {
     const size_t n = HWY_MIN(N, a.end - c0);
     size_t i = 0;
+#if HWY_TARGET != HWY_SCALAR  // (one lane: no groups of 4 planes)
     if (W <= N) {
       for (; i + 4 <= n; i += 4) {
         const size_t o = (c0 + i) * plane;
@@ -1205,7 +1238,6 @@ void PoolNchwGlobalAverage(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         } else {
           rows(load);
         }
-#if HWY_TARGET != HWY_SCALAR
         // The four planes' columns as 4-lane vectors, added left to right:
         // a 4 x N transpose by interleaves within each 128-bit block, after
         // which block b of tr + j*N holds column 4b + j of planes i..i+3.
@@ -1225,16 +1257,13 @@ void PoolNchwGlobalAverage(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         const auto column = [&](size_t x) HWY_ATTR { return hn::LoadU(d4, tr + x % 4 * N + x / 4 * 4); };
         auto t = column(0);
         for (size_t x = 1; x < W; ++x) t = Ops::Combine(t, column(x));
-        hn::StoreU(t, d4, sums + i);
-#else
-        hn::StoreU(s0, d, cols);
-        hn::StoreU(s1, d, cols + pitch);
-        hn::StoreU(s2, d, cols + 2 * pitch);
-        hn::StoreU(s3, d, cols + 3 * pitch);
-        for (size_t k = 0; k < 4; ++k) sums[i + k] = total(k);
-#endif
+        // Straight to dst: gathering the groups into one vector of sums
+        // waited on store forwarding (a wide load over narrow stores).
+        PoolStoreDst<Ops>(d4, hn::Div(t, hn::Set(d4, areaValue)), a.dst + c0 + i, 4);
       }
     }
+#endif
+    const size_t rest = i;  // planes [rest, n): one at a time
     for (; i < n; ++i) {
       const size_t o = (c0 + i) * plane;
       for (size_t x = 0; x < W; x += N) {
@@ -1242,10 +1271,12 @@ void PoolNchwGlobalAverage(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         for (size_t y = 0; y < H; ++y) acc = Ops::Combine(acc, load(o + y * W + x));
         hn::StoreU(acc, d, cols + x);
       }
-      sums[i] = total(0);
+      sums[i - rest] = total();
     }
     // Lanes past n are dropped by the store.
-    PoolStoreDst<Ops>(d, hn::Div(hn::Load(d, sums), area), a.dst + c0, n);
+    if (rest < n) {
+      PoolStoreDst<Ops>(d, hn::Div(hn::Load(d, sums), area), a.dst + c0 + rest, n - rest);
+    }
   }
 }
 
