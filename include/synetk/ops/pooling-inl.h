@@ -383,13 +383,6 @@ HWY_INLINE void PoolBF16LaneRows(D d, const uint32_t* p, size_t step, hn::Vec<D>
   }
 }
 
-// For rows r < `rows` and x = 0, N, 2N, ... < len: emit(r, x, tap(r, x, 0)
-// (+) tap(r, x, 1) (+) ... (+) tap(r, x, n - 1)), combined in tap order
-// (averages keep one order in every path; max runs two chains). Up to 7 taps
-// are unrolled at compile time: the per-tap loop bookkeeping cost more than
-// the arithmetic on 5-tap windows. The tap count is dispatched once for all
-// rows: one-vector rows (5x5 stride-1 windows on 64-wide planes) paid the
-// dispatch as much as the arithmetic.
 // Taps k .. kTaps - 1 of PoolTapsFixed, unrolled by recursion (GCC kept a
 // loop over the taps, with a branch on k's parity, once rows were added):
 // with two chains, odd taps go to acc2.
@@ -405,6 +398,13 @@ HWY_INLINE void PoolTapChain(V& acc, V& acc2, const TapAt& tapAt) {
   }
 }
 
+// For rows r < `rows` and x = 0, N, 2N, ... < len: emit(r, x, tap(r, x, 0)
+// (+) tap(r, x, 1) (+) ... (+) tap(r, x, n - 1)), combined in tap order
+// (averages keep one order in every path; max runs two chains). Up to 7 taps
+// are unrolled at compile time: the per-tap loop bookkeeping cost more than
+// the arithmetic on 5-tap windows. PoolTapsRows dispatches the tap count
+// once for all rows: one-vector rows (5x5 stride-1 windows on 64-wide
+// planes) paid the dispatch as much as the arithmetic.
 template <class Ops, size_t kTaps, class D, class Tap, class Emit>
 HWY_INLINE void PoolTapsFixed(D d, size_t rows, size_t len, const Tap& tap, const Emit& emit) {
   constexpr bool kTwoChains = Ops::kOrderFree && kTaps >= 3;
@@ -584,8 +584,8 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       areas = PoolScratch<L, 2>(PoolRoundUp(a.dstH * G, N) + flat + gUp);
       L* widths = PoolScratch<L, 3>(gUp);
       for (size_t g = 0; g < gUp; ++g) {
-        widths[g] = g < a.dstW ? static_cast<L>(detail::PoolWindow(g, a.sX, a.pX, a.kX, W).Size())
-                               : L(1);
+        widths[g] =
+            g < a.dstW ? static_cast<L>(detail::PoolWindow(g, a.sX, a.pX, a.kX, W).Size()) : L(1);
       }
       const bool exact = a.kY * a.kX < (size_t{1} << 24);
       for (size_t dy = 0; dy < a.dstH; ++dy) {
@@ -593,11 +593,12 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         L* row = areas + dy * G;
         if (exact) {
           const V h = hn::Set(d, static_cast<L>(hy));
-          for (size_t g = 0; g < G; g += N) hn::StoreU(hn::Mul(h, hn::LoadU(d, widths + g)), d, row + g);
-        } else {
+          for (size_t g = 0; g < G; g += N) {
+            hn::StoreU(hn::Mul(h, hn::LoadU(d, widths + g)), d, row + g);
+          }
+        } else {  // one rounding of the integer product (widths are <= kX <= 32)
           for (size_t g = 0; g < G; ++g) {
-            row[g] = g < a.dstW ? static_cast<L>(hy * detail::PoolWindow(g, a.sX, a.pX, a.kX, W).Size())
-                                : L(1);
+            row[g] = static_cast<L>(hy * static_cast<size_t>(widths[g]));
           }
         }
       }
