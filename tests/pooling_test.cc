@@ -201,6 +201,10 @@ std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
   v.push_back(Geom2D(16, 28, 28, 3, 3, 2, 2, 1, 1, false, false));  // ResNet stem
   v.push_back(Geom2D(24, 14, 14, 2, 2, 2, 2, 0, 0, false, false));
   v.push_back(Geom2D(8, 13, 13, 5, 5, 1, 1, 2, 2, false, false));  // YOLO SPP
+  // Stacked NCHW rows with more taps than are unrolled (8-11), unclipped rows
+  // of stride 1 and 2, and rows of several vectors.
+  v.push_back(Geom2D(3, 20, 24, 9, 11, 1, 1, 4, 5, false, false));
+  v.push_back(Geom2D(2, 23, 70, 8, 3, 2, 1, 3, 1, true, false));
   v.push_back(Geom2D(40, 7, 7, 7, 7, 1, 1, 0, 0, false, false));   // global
   v.push_back(Geom2D(33, 5, 13, 5, 13, 1, 1, 0, 0, false, false));  // global, other sizes
   v.push_back(Geom2D(6, 6, 17, 7, 18, 2, 2, 1, 1, false, false));   // global over padding
