@@ -296,6 +296,16 @@ TEST_CASE("QuantizedConcat matches the reference on every target", "[quant]") {
       CheckConcat(11, 700, size, bias, norm, 1.0f / 0.047f, 33);
     }
     CheckConcat(2, 56 * 56, {32, 32}, {-12, -130}, {0.0213f, 0.0347f}, 1.0f / 0.0419f, 5);
+    // Equal halves of 8, 16 and 32 bytes (AVX3_DL merges them into whole
+    // output blocks), with block counts that leave a tail; and such a pair
+    // as the second group of 10 inputs, whose output blocks are wider.
+    for (size_t n : {size_t{8}, size_t{16}, size_t{32}}) {
+      CheckConcat(2, 509, {n, n}, {-3, -250}, {0.0213f, 0.0347f}, 1.0f / 0.0419f, 5);
+      std::vector<size_t> size(10, 5);
+      size[8] = size[9] = n;
+      CheckConcat(10, 131, size, std::vector<int32_t>(10, -77), std::vector<float>(10, 0.03f),
+                  1.0f / 0.05f, 40);
+    }
     // Rows of 16 and 32 bytes, several to a vector, and an odd number of
     // them: the last rows are left over after the whole vectors.
     CheckConcat(2, 301, {16, 32}, {-12, -130}, {0.0213f, 0.0347f}, 1.0f / 0.0419f, 5);
@@ -561,16 +571,19 @@ void CheckQuantParts(size_t C, size_t S) {
   CheckSplits(n, n, [&](uint8_t* out, synetk::Range r) {
     synetk::QuantizeLinear<float, uint8_t>()(f.data(), n, &scale, 3, out, r);
   });
-  // Concat: S blocks of two inputs (C/2 and C - C/2 values each).
-  const size_t c0 = C / 2 + 1, c1 = C - C / 2;
-  const auto a = RandomBytes(c0 * S), b = RandomBytes(c1 * S);
-  const uint8_t* src[2] = {a.data(), b.data()};
-  const size_t size[2] = {c0, c1};
-  const int32_t bias[2] = {-12, -130};
-  const float norms[2] = {0.0213f, 0.0347f};
-  CheckSplits(S, (c0 + c1) * S, [&](uint8_t* out, synetk::Range r) {
-    synetk::QuantizedConcat()(2, src, S, size, bias, norms, &scale, 5, out, r);
-  });
+  // Concat: S blocks of two inputs (C/2 + 1 and C - C/2 values each; and
+  // C/2 each, the equal halves that AVX3_DL merges).
+  for (const size_t h : {C / 2, C / 2 + 1}) {
+    const size_t c0 = h, c1 = C - C / 2;
+    const auto a = RandomBytes(c0 * S), b = RandomBytes(c1 * S);
+    const uint8_t* src[2] = {a.data(), b.data()};
+    const size_t size[2] = {c0, c1};
+    const int32_t bias[2] = {-12, -130};
+    const float norms[2] = {0.0213f, 0.0347f};
+    CheckSplits(S, (c0 + c1) * S, [&](uint8_t* out, synetk::Range r) {
+      synetk::QuantizedConcat()(2, src, S, size, bias, norms, &scale, 5, out, r);
+    });
+  }
   std::vector<float> sc(C), bi(C);
   for (size_t c = 0; c < C; ++c) sc[c] = RandomFloat(-2.0f, 2.0f), bi[c] = RandomFloat(-3.0f, 3.0f);
   const float srcScale = 0.02f, dstScale = 0.05f;
