@@ -602,17 +602,22 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
   // with P) and its shift are loaded once per group (loaded per pixel, the
   // loads were the bottleneck).
   constexpr size_t kGroup = 4;
-  uint8_t saved[kGroup][kScaleFixedPatches];
-  const auto group = [&](size_t i0, auto count) HWY_ATTR {
+  // By value (pointers to the arrays): the byte stores may alias anything, so
+  // values captured by reference were reloaded after every chunk.
+  const int* const shifts = ks;
+  const size_t* const patchAt = patchC;
+  const ScaleFixedPlans* const plans = &p;
+  const auto group = [=](size_t i0, auto count) HWY_ATTR {
     constexpr size_t g = decltype(count)::value;
+    uint8_t saved[kGroup][kScaleFixedPatches];
     const uint8_t* s = src + i0 * C;
     uint8_t* d = dst + i0 * C;
     PrefetchAheadLines(src, i0 * C, g * C, n);
     for (size_t r = 0; r < g; ++r) {
-      for (size_t j = 0; j < patches; ++j) saved[r][j] = s[r * C + patchC[j]];
+      for (size_t j = 0; j < patches; ++j) saved[r][j] = s[r * C + patchAt[j]];
     }
     for (size_t c = 0; c < Cf; c += W) {
-      const int shift = ks[c];
+      const int shift = shifts[c];
       if (shift >= 0) {
         for (size_t r = 0; r < g; ++r) {
           FixedScaleChunk<2, false>(s + r * C + c, d + r * C + c, arr, c, shift);
@@ -627,7 +632,7 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
       if (Cf < C) {
         ScalePixel<kHasBias, kNaN, kClamp4>(df, s + r * C, d + r * C, Cf, C, scale, bias, k, q);
       }
-      for (size_t j = 0; j < patches; ++j) d[r * C + patchC[j]] = p.patchMap[j][saved[r][j]];
+      for (size_t j = 0; j < patches; ++j) d[r * C + patchAt[j]] = plans->patchMap[j][saved[r][j]];
     }
   };
   size_t i0 = 0;
