@@ -602,8 +602,9 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
   // with P) and its shift are loaded once per group (loaded per pixel, the
   // loads were the bottleneck).
   constexpr size_t kGroup = 4;
-  // By value (pointers to the arrays): the byte stores may alias anything, so
-  // values captured by reference were reloaded after every chunk.
+  // Captures by value (pointers to the arrays), as the other hot lambdas do:
+  // byte stores may alias anything a reference reaches (64x56x56 without
+  // bias: 7.4 -> 6.4 us).
   const int* const shifts = ks;
   const size_t* const patchAt = patchC;
   const ScaleFixedPlans* const plans = &p;
