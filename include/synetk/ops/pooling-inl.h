@@ -357,6 +357,17 @@ HWY_INLINE void PoolColumnsChecked(D d, const T* src, size_t srcTotal, size_t pl
   }
 }
 
+// An average's division, by areas[i] (excludePad: each output's clipped
+// area) or, with no areas, by `divisor`; max values pass through.
+template <class Ops, class D>
+HWY_INLINE hn::Vec<D> PoolDivide(D d, hn::Vec<D> v, const typename Ops::L* areas, size_t i,
+                                 typename Ops::L divisor) {
+  if constexpr (Ops::kDivides) {
+    v = hn::Div(v, areas ? hn::LoadU(d, areas + i) : hn::Set(d, divisor));
+  }
+  return v;
+}
+
 // The first term of a reduction: averages start from +0 (so that every path
 // adds in one order and -0 sums come out +0), max needs no identity.
 template <class Ops, class D>
@@ -535,11 +546,8 @@ HWY_NOINLINE void PoolSlideRows(D d, size_t kX, size_t rows, const typename Ops:
         return hn::LoadU(d, R + r * Wseg + j + k);
       },
       [=](size_t r, size_t j, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        if constexpr (Ops::kDivides) {
-          v = hn::Div(v, areas ? hn::LoadU(d, areas + r * G + j) : hn::Set(d, divisor));
-        }
         const size_t o = r * dstW + j;
-        PoolStoreDst<Ops>(d, v, dst + o, avail - o);
+        PoolStoreDst<Ops>(d, PoolDivide<Ops>(d, v, areas, r * G + j, divisor), dst + o, avail - o);
       });
 }
 
@@ -609,7 +617,6 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   // compiler would reload every field after each store.
   const size_t kX = a.kX, sX = a.sX, dstW = a.dstW;
   T* const dst = a.dst;
-  const bool excludePad = a.excludePad;
   const L divisor = static_cast<L>(a.divisor);
   // Horizontal step over len outputs of the stacked rows at r (forced inline:
   // called once per row, it ran 5x5 windows at 0.12 of memcpy, not 0.18).
@@ -622,10 +629,7 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   };
   // Average: divide by the window's area (areas[i]: the vector's outputs).
   auto average = [=](V v, size_t i) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    if constexpr (!Cfg::isMax) {
-      v = hn::Div(v, excludePad ? hn::LoadU(d, areas + i) : hn::Set(d, divisor));
-    }
-    return v;
+    return PoolDivide<Ops>(d, v, areas, i, divisor);
   };
   // Output rows [yLo, yEnd) read kY unclipped input rows; in plane p they
   // are read unchecked up to InteriorEnd(p) (vectors past W stay inside src).
@@ -1636,10 +1640,7 @@ HWY_INLINE void PoolHalfWidthRow(D d, const Columns& columns, const Ahead& ahead
     } else {
       acc = Ops::Combine(PoolStart<Ops>(d, e), od);
     }
-    if constexpr (Ops::kDivides) {
-      acc = hn::Div(acc, div ? hn::LoadU(d, div + k) : hn::Set(d, divAll));
-    }
-    return acc;
+    return PoolDivide<Ops>(d, acc, div, k, divAll);
   };
   // Lanes past the row land on outputs written later.
   if constexpr (Ops::kDivides && sizeof(T) == 2) {
