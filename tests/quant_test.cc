@@ -507,6 +507,9 @@ TEST_CASE("QuantizedShuffle matches the reference on every target", "[quant]") {
         t.zero = 9;
         CheckShuffle(t);
       }
+      // NCHW planes of 2 KiB and more (AVX3_DL maps each in a call of its
+      // own): whole vectors, an odd vector, a masked tail.
+      for (size_t S : {2048, 3136, 2053}) CheckShuffle(MakeShuffle(type, 6, 10, S));
       // Pixels wider than the kernels' staging buffer (4096 bytes).
       CheckShuffle(MakeShuffle(type, 4098, 4102, 2));
       CheckShuffle(MakeShuffle(type, 8, 8200, 3));

@@ -11,7 +11,7 @@
 #define SYNETK_SYNETK_H_
 
 // Compile Highway's AVX3_DL target (AVX-512 with VBMI, Ice Lake and later) as
-// well: the quantized layers look bytes up with vpermi2b there. Effective only
+// well: the quantized layers look bytes up with vpermt2b there. Effective only
 // if no Highway header was included before this one; define
 // SYNETK_NO_AVX3_DL to leave Highway's default target list alone.
 #if !defined(SYNETK_NO_AVX3_DL) && !defined(HWY_WANT_AVX3_DL)

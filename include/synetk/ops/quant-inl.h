@@ -570,6 +570,22 @@ HWY_INLINE void RequantRowsWith(DF df, const RowRequant& op, const uint8_t* src,
   }
 }
 
+// Two sets of rows in alternation (see MapByteRowPairs): row r of A through
+// opA, then row r of B through opB.
+template <class DF>
+HWY_INLINE void RequantRowPairs(DF df, const RowRequant& opA, const uint8_t* srcA, uint8_t* dstA,
+                                const RowRequant& opB, const uint8_t* srcB, uint8_t* dstB,
+                                size_t srcStride, size_t n, size_t rows, size_t dstStride) {
+  if (kByteLookup && opA.table && opB.table) {
+    MapByteRowPairs(opA.map, srcA, dstA, opB.map, srcB, dstB, srcStride, n, rows, dstStride);
+    return;
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    RequantRowsWith(df, opA, srcA + r * srcStride, n, n, 1, dstA + r * dstStride, n);
+    RequantRowsWith(df, opB, srcB + r * srcStride, n, n, 1, dstB + r * dstStride, n);
+  }
+}
+
 template <class DF>
 HWY_INLINE void RequantRowWith(DF df, const RowRequant& op, const uint8_t* src, size_t n,
                                uint8_t* dst) {
@@ -1181,18 +1197,18 @@ void ShuffleKernel(const detail::ShuffleArgs& whole) {
     uint8_t* d0 = a.dst0 + sBegin;
     uint8_t* d1 = a.dst1 + sBegin;
     const size_t h0 = C0 / 2, h1 = C1 / 2;
+    // Plane pairs in order, so that one side is read or written as one
+    // stream (each input for type 0, each output for type 1). Four passes,
+    // each over every other plane, ran 64x56x56 / 256x28x28 AVX3_DL in
+    // 2.8-2.9 / 3.3-3.4 us; 2.3 / 2.4-2.5 so.
     if constexpr (Cfg::type == 0) {
       // dst0 channel j = X[2j], dst1 channel j = X[2j + 1], X = src0 ++ src1.
-      RequantRowsWith(df, op0, s0, 2 * S, len, h0, d0, S);
-      RequantRowsWith(df, op0, s0 + S, 2 * S, len, h0, d1, S);
-      RequantRowsWith(df, op1, s1, 2 * S, len, h1, d0 + h0 * S, S);
-      RequantRowsWith(df, op1, s1 + S, 2 * S, len, h1, d1 + h0 * S, S);
+      RequantRowPairs(df, op0, s0, d0, op0, s0 + S, d1, 2 * S, len, h0, S);
+      RequantRowPairs(df, op1, s1, d0 + h0 * S, op1, s1 + S, d1 + h0 * S, 2 * S, len, h1, S);
     } else {
       // Y[2i] = src0 channel i, Y[2i + 1] = src1 channel i; dst0 = Y[0, C0).
-      RequantRowsWith(df, op0, s0, S, len, h0, d0, 2 * S);
-      RequantRowsWith(df, op1, s1, S, len, h0, d0 + S, 2 * S);
-      RequantRowsWith(df, op0, s0 + h0 * S, S, len, h1, d1, 2 * S);
-      RequantRowsWith(df, op1, s1 + h0 * S, S, len, h1, d1 + S, 2 * S);
+      RequantRowPairs(df, op0, s0, d0, op1, s1, d0 + S, S, len, h0, 2 * S);
+      RequantRowPairs(df, op0, s0 + h0 * S, d1, op1, s1 + h0 * S, d1 + S, S, len, h1, 2 * S);
     }
   } else {
 #if HWY_TARGET == HWY_AVX3_DL
