@@ -401,62 +401,66 @@ HWY_INLINE void FixedChunkMisses(D16 d16, const int16_t* m, const int16_t* b, co
   }
 }
 
-// The misses of y = clamp(SaturatedAdd(MulHigh((x - 128) << 8, M), B) >> s,
-// 0, 255) against want[x] over the 256 inputs, from g[x] = MulHigh(.., M).
+// The misses of channel plan fc (exceptions unused) at shift s against
+// want[x] over the 256 inputs x: the kernel's own line (FixedLanes), clamped
+// to bytes as its narrowing does. With ys, also stores the line's bytes.
 template <class D16>
-HWY_INLINE size_t FixedLineMisses(D16 d16, const int16_t* g, int16_t B, int s,
-                                  const int16_t* want) {
+HWY_INLINE size_t FixedChannelMisses(D16 d16, const FixedChannel& fc, int s, const int16_t* want,
+                                     int16_t* ys = nullptr) {
   const size_t N16 = hn::Lanes(d16);
-  const auto b = hn::Set(d16, B), lo = hn::Zero(d16), hi = hn::Set(d16, 255);
+  const auto lo = hn::Zero(d16), hi = hn::Set(d16, 255);
   size_t misses = 0;
   for (size_t x = 0; x < 256; x += N16) {
-    const auto v = hn::ShiftRightSame(hn::SaturatedAdd(hn::Load(d16, g + x), b), s);
-    misses += hn::CountTrue(d16, hn::Ne(hn::Min(hn::Max(v, lo), hi), hn::Load(d16, want + x)));
+    const auto xc = CenteredLanes(d16, hn::Iota(d16, static_cast<int16_t>(x)));
+    const auto y = hn::Min(hn::Max(FixedLanes<false>(d16, xc, fc, 0, s), lo), hi);
+    misses += hn::CountTrue(d16, hn::Ne(y, hn::Load(d16, want + x)));
+    if (ys != nullptr) hn::Store(y, d16, ys + x);
   }
   return misses;
 }
 
-// The same line's byte for one input x, in scalar arithmetic.
-HWY_INLINE int FixedLineByte(int x, int M, int B, int s) {
-  const int g = ((x - 128) * 256 * M) >> 16;  // MulHigh: the floor
-  const int v = HWY_MIN(HWY_MAX(g + B, -32768), 32767) >> s;
-  return HWY_MIN(HWY_MAX(v, 0), 255);
-}
-
 // A second chance for a channel whose candidates (M, B or B + 1) miss more
 // than twice: M - 3..M + 3 with B - 4..B + 5 at the same shift, the first
-// with the fewest misses. want: the channel's map. Returns the misses of the
-// plan left in m, b. In a simulation of 20000 channels with the benchmark's
-// parameters and scales in [-2, 2], 1.3% missed more than twice without
-// bias (0.34% with biases in [-2, 2]); 0.2% (0.03%) after the search. NHWC
-// patches each that stays without a plan per pixel, in scalar code (AVX3_DL
-// 64x56x56 without bias, two such channels: 8.6-9.1 -> 6.4-7.0 us).
+// with the fewest misses. want: the channel's map. Leaves that plan in m, b
+// and its first two misses (if it has at most two) in x0, x1; returns its
+// misses. In a simulation of 20000 channels with the benchmark's parameters
+// and scales in [-2, 2], 1.3% missed more than twice without bias (0.34%
+// with biases in [-2, 2]); 0.2% (0.03%) after the search. NHWC patches each
+// that stays without a plan per pixel, in scalar code (AVX3_DL 64x56x56
+// without bias, two such channels: 8.6-9.1 -> 6.4-7.0 us).
 template <class D16>
-HWY_INLINE size_t FixedChannelSearch(D16 d16, const int16_t* want, int s, int16_t& m,
-                                     int16_t& b) {
-  const size_t N16 = hn::Lanes(d16);
-  HWY_ALIGN int16_t xc[256], g[256];
-  for (size_t x = 0; x < 256; ++x) xc[x] = static_cast<int16_t>((static_cast<int>(x) - 128) * 256);
+HWY_INLINE size_t FixedChannelSearch(D16 d16, const int16_t* want, int s, int16_t& m, int16_t& b,
+                                     uint8_t& x0, uint8_t& x1) {
   size_t best = 257;
+  FixedChannel fc{};
   int16_t bestM = m, bestB = b;
-  for (int dm = -3; dm <= 3; ++dm) {
-    const int M = m + dm;
-    if (M < -32767 || M > 32767) continue;
-    const auto mv = hn::Set(d16, static_cast<int16_t>(M));
-    for (size_t x = 0; x < 256; x += N16) hn::Store(hn::MulHigh(hn::Load(d16, xc + x), mv), d16, g + x);
-    for (int db = -4; db <= 5; ++db) {
-      const int B = b + db;
-      if (B < -32768 || B > 32766) continue;
-      const size_t misses = FixedLineMisses(d16, g, static_cast<int16_t>(B), s, want);
+  for (int M = HWY_MAX(m - 3, -32767); M <= HWY_MIN(m + 3, 32767); ++M) {
+    for (int B = HWY_MAX(b - 4, -32768); B <= HWY_MIN(b + 5, 32766); ++B) {
+      fc.m = static_cast<int16_t>(M);
+      fc.b = static_cast<int16_t>(B);
+      const size_t misses = FixedChannelMisses(d16, fc, s, want);
       if (misses < best) {
         best = misses;
-        bestM = static_cast<int16_t>(M);
-        bestB = static_cast<int16_t>(B);
+        bestM = fc.m;
+        bestB = fc.b;
       }
     }
   }
   m = bestM;
   b = bestB;
+  if (best <= 2) {
+    fc.m = m;
+    fc.b = b;
+    HWY_ALIGN int16_t ys[256];
+    FixedChannelMisses(d16, fc, s, want, ys);
+    uint8_t at[2] = {0, 0};
+    size_t found = 0;
+    for (size_t x = 0; x < 256 && found < best; ++x) {
+      if (ys[x] != want[x]) at[found++] = static_cast<uint8_t>(x);
+    }
+    x0 = at[0];
+    x1 = at[1];
+  }
   return best;
 }
 
@@ -489,18 +493,7 @@ HWY_INLINE void FixedChunkExceptions(const uint8_t* map, size_t W, size_t c, siz
       const hn::ScalableTag<int16_t> d16;
       HWY_ALIGN int16_t want[256];
       for (size_t x = 0; x < 256; ++x) want[x] = map[x * W + i];
-      misses = FixedChannelSearch(d16, want, p.shift[ch], p.m[ch], p.b[ch]);
-      if (misses <= 2) {  // the new line's misses become the exceptions
-        uint8_t at[2] = {0, 0};
-        size_t found = 0;
-        for (int x = 0; x < 256 && found < misses; ++x) {
-          if (FixedLineByte(x, p.m[ch], p.b[ch], p.shift[ch]) != want[x]) {
-            at[found++] = static_cast<uint8_t>(x);
-          }
-        }
-        x0 = at[0];
-        x1 = at[1];
-      }
+      misses = FixedChannelSearch(d16, want, p.shift[ch], p.m[ch], p.b[ch], x0, x1);
     }
     p.e0x[ch] = x0;
     p.e0y[ch] = map[x0 * W + i];
