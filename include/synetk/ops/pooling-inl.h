@@ -241,6 +241,13 @@ HWY_INLINE L* PoolScratch(size_t n) {
 
 inline size_t PoolRoundUp(size_t x, size_t n) { return (x + n - 1) / n * n; }
 
+// p moved up to a multiple of n lanes' bytes (p holds n - 1 more lanes).
+template <typename L>
+HWY_INLINE L* PoolAlignLanes(L* p, size_t n) {
+  const uintptr_t bytes = n * sizeof(L), at = reinterpret_cast<uintptr_t>(p);
+  return reinterpret_cast<L*>((at + bytes - 1) / bytes * bytes);
+}
+
 // Horizontal step in NCHW: lane i of the result reduces r[i*sX + k] for
 // kBegin <= k < kEnd (r points at the first output column's padded window
 // start; the k outside [kBegin, kEnd) read padding in every lane).
@@ -394,19 +401,33 @@ HWY_INLINE void PoolBF16LaneRows(D d, const uint32_t* p, size_t step, hn::Vec<D>
   }
 }
 
-// Taps k .. kTaps - 1 of PoolTapsFixed, unrolled by recursion (GCC kept a
+// Taps k .. kTaps - 1 of PoolTapSum, unrolled by recursion (GCC kept a
 // loop over the taps, with a branch on k's parity, once rows were added):
 // with two chains, odd taps go to acc2.
+// tapAt receives k as a std::integral_constant (it converts to size_t), so
+// that a tap may use it as a template argument.
 template <class Ops, size_t k, size_t kTaps, bool kTwoChains, class V, class TapAt>
 HWY_INLINE void PoolTapChain(V& acc, V& acc2, const TapAt& tapAt) {
   if constexpr (k < kTaps) {
     if constexpr (kTwoChains && k % 2 == 1) {
-      acc2 = Ops::Combine(acc2, tapAt(k));
+      acc2 = Ops::Combine(acc2, tapAt(std::integral_constant<size_t, k>()));
     } else {
-      acc = Ops::Combine(acc, tapAt(k));
+      acc = Ops::Combine(acc, tapAt(std::integral_constant<size_t, k>()));
     }
     PoolTapChain<Ops, k + 1, kTaps, kTwoChains>(acc, acc2, tapAt);
   }
+}
+
+// tapAt(0) (+) tapAt(1) (+) ... (+) tapAt(kTaps - 1) in tap order (averages
+// keep one order in every path; max runs two chains).
+template <class Ops, size_t kTaps, class TapAt>
+HWY_INLINE auto PoolTapSum(const TapAt& tapAt) {
+  constexpr bool kTwoChains = Ops::kOrderFree && kTaps >= 3;
+  auto acc = tapAt(std::integral_constant<size_t, 0>());
+  auto acc2 = kTwoChains ? tapAt(std::integral_constant<size_t, 1>()) : acc;
+  PoolTapChain<Ops, kTwoChains ? 2 : 1, kTaps, kTwoChains>(acc, acc2, tapAt);
+  if constexpr (kTwoChains) acc = Ops::Combine(acc, acc2);
+  return acc;
 }
 
 // For rows r < `rows` and x = 0, N, 2N, ... < len: emit(r, x, tap(r, x, 0)
@@ -418,16 +439,11 @@ HWY_INLINE void PoolTapChain(V& acc, V& acc2, const TapAt& tapAt) {
 // planes) paid the dispatch as much as the arithmetic.
 template <class Ops, size_t kTaps, class D, class Tap, class Emit>
 HWY_INLINE void PoolTapsFixed(D d, size_t rows, size_t len, const Tap& tap, const Emit& emit) {
-  constexpr bool kTwoChains = Ops::kOrderFree && kTaps >= 3;
   const size_t N = hn::Lanes(d);
   for (size_t r = 0; r < rows; ++r) {
     for (size_t x = 0; x < len; x += N) {
       const auto tapAt = [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE { return tap(r, x, k); };
-      hn::Vec<D> acc = tapAt(0);
-      hn::Vec<D> acc2 = kTwoChains ? tapAt(1) : acc;
-      PoolTapChain<Ops, kTwoChains ? 2 : 1, kTaps, kTwoChains>(acc, acc2, tapAt);
-      if constexpr (kTwoChains) acc = Ops::Combine(acc, acc2);
-      emit(r, x, acc);
+      emit(r, x, PoolTapSum<Ops, kTaps>(tapAt));
     }
   }
 }
@@ -506,6 +522,56 @@ HWY_INLINE void PoolNchwColumns(D d, const detail::PoolArgs<T>& a, const detail:
   }
 }
 
+// Lanes kShift .. kShift + N - 1 of the concatenation {lo, hi} (lo's lanes
+// first), for 0 <= kShift <= N on targets of fixed width: a window's tap k
+// from two aligned loads instead of one unaligned load per tap (on AVX-512
+// every unaligned load splits a cache line).
+template <size_t kShift, class D>
+HWY_INLINE hn::Vec<D> PoolShiftIn(D d, hn::Vec<D> lo, hn::Vec<D> hi) {
+  constexpr size_t kN = hn::MaxLanes(D());
+  static_assert(kShift <= kN, "a shift within two vectors");
+  if constexpr (kShift == 0) {
+    (void)d;
+    (void)hi;
+    return lo;
+  } else if constexpr (kShift == kN) {
+    (void)d;
+    (void)lo;
+    return hi;
+  } else {
+    constexpr int kBytes = static_cast<int>(kShift * sizeof(hn::TFromD<D>));
+    const hn::Repartition<uint8_t, D> d8;
+    const auto l8 = hn::BitCast(d8, lo), h8 = hn::BitCast(d8, hi);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (kBytes % 4 == 0) {  // whole 32-bit lanes: one valignd
+      return hn::BitCast(d, hn::Vec512<uint8_t>{_mm512_alignr_epi32(h8.raw, l8.raw, kBytes / 4)});
+    } else {
+      // The 16-byte blocks kBytes / 16 and the next of {lo, hi}, then bytes
+      // within each block.
+      constexpr int kBlock = kBytes / 16;
+      const __m512i a = kBlock == 0 ? l8.raw : _mm512_alignr_epi32(h8.raw, l8.raw, 4 * kBlock);
+      const __m512i c = kBlock == 3 ? h8.raw : _mm512_alignr_epi32(h8.raw, l8.raw, 4 * kBlock + 4);
+      return hn::BitCast(d, hn::Vec512<uint8_t>{_mm512_alignr_epi8(c, a, kBytes % 16)});
+    }
+#elif HWY_TARGET == HWY_AVX2
+    const auto mid = hn::ConcatLowerUpper(d8, h8, l8);  // {lo's upper block, hi's lower}
+    const auto a = kBytes < 16 ? l8 : mid;
+    const auto c = kBytes < 16 ? mid : h8;
+    if constexpr (kBytes % 16 == 0) return hn::BitCast(d, a);
+    return hn::BitCast(d, hn::CombineShiftRightBytes<kBytes % 16>(d8, c, a));
+#elif HWY_TARGET != HWY_SCALAR  // (one lane: shifts are 0 or 1)
+    if constexpr (kN * sizeof(hn::TFromD<D>) == 16) {  // one block: SSE, NEON, EMU128
+      return hn::BitCast(d, hn::CombineShiftRightBytes<kBytes>(d8, h8, l8));
+    } else {
+      HWY_ALIGN hn::TFromD<D> buf[2 * kN];
+      hn::Store(lo, d, buf);
+      hn::Store(hi, d, buf + kN);
+      return hn::LoadU(d, buf + kShift);
+    }
+#endif
+  }
+}
+
 // PoolNchwStacked's vertical step of `rows` output rows whose n input rows
 // (`stride` apart) lie inside src, the first at s + r*step for row r: into
 // out + r*outStep, x < W, then the padding past W is restored. Its own
@@ -530,6 +596,27 @@ HWY_NOINLINE void PoolStackRows(D d, size_t n, size_t rows, const T* HWY_RESTRIC
       });
 }
 
+// PoolSlideRows with aligned segments (Wseg and R whole vectors): output
+// vector j of a row takes its kTaps taps from the aligned vectors at j and
+// j + N, shifted in registers (one load per output vector, not kTaps).
+template <class Ops, size_t kTaps, class D, class Emit>
+HWY_INLINE void PoolSlideAligned(D d, size_t rows, const typename Ops::L* HWY_RESTRICT R,
+                                 size_t Wseg, size_t len, const Emit& emit) {
+  using V = hn::Vec<D>;
+  constexpr size_t kN = hn::MaxLanes(D());
+  for (size_t r = 0; r < rows; ++r) {
+    const typename Ops::L* const row = R + r * Wseg;
+    V lo = hn::Load(d, row);
+    for (size_t j = 0; j < len; j += kN) {
+      const V hi = hn::Load(d, row + j + kN);
+      emit(r, j, PoolTapSum<Ops, kTaps>([&](auto k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+             return PoolShiftIn<decltype(k)::value>(d, lo, hi);
+           }));
+      lo = hi;
+    }
+  }
+}
+
 // PoolNchwStacked's horizontal step for stride 1 and rows of at least one
 // vector: output row r (dstW outputs at dst + r*dstW, of which `avail` from
 // dst on may be written) reduces kX taps of the segment at R + r*Wseg.
@@ -540,15 +627,31 @@ HWY_NOINLINE void PoolSlideRows(D d, size_t kX, size_t rows, const typename Ops:
                                 const typename Ops::L* HWY_RESTRICT areas, size_t G,
                                 typename Ops::L divisor) {
   using V = hn::Vec<D>;
+  const auto emit = [=](size_t r, size_t j, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    const size_t o = r * dstW + j;
+    PoolStoreDst<Ops>(d, PoolDivide<Ops>(d, v, areas, r * G + j, divisor), dst + o, avail - o);
+  };
+#if !HWY_HAVE_SCALABLE
+  constexpr size_t kN = hn::MaxLanes(D());
+  if (Wseg % kN == 0 && reinterpret_cast<uintptr_t>(R) % (kN * sizeof(*R)) == 0 && kX <= kN + 1) {
+    switch (kX) {
+      case 1: return PoolSlideAligned<Ops, 1>(d, rows, R, Wseg, dstW, emit);
+      case 2: return PoolSlideAligned<Ops, 2>(d, rows, R, Wseg, dstW, emit);
+      case 3: return PoolSlideAligned<Ops, HWY_MIN(3, kN + 1)>(d, rows, R, Wseg, dstW, emit);
+      case 4: return PoolSlideAligned<Ops, HWY_MIN(4, kN + 1)>(d, rows, R, Wseg, dstW, emit);
+      case 5: return PoolSlideAligned<Ops, HWY_MIN(5, kN + 1)>(d, rows, R, Wseg, dstW, emit);
+      case 6: return PoolSlideAligned<Ops, HWY_MIN(6, kN + 1)>(d, rows, R, Wseg, dstW, emit);
+      case 7: return PoolSlideAligned<Ops, HWY_MIN(7, kN + 1)>(d, rows, R, Wseg, dstW, emit);
+      default: break;
+    }
+  }
+#endif
   PoolTapsRows<Ops>(
       d, kX, rows, dstW,
       [=](size_t r, size_t j, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
         return hn::LoadU(d, R + r * Wseg + j + k);
       },
-      [=](size_t r, size_t j, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        const size_t o = r * dstW + j;
-        PoolStoreDst<Ops>(d, PoolDivide<Ops>(d, v, areas, r * G + j, divisor), dst + o, avail - o);
-      });
+      emit);
 }
 
 // NCHW with small kernels: the padded rows of a block of output rows are
@@ -570,11 +673,14 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   // Stores may spill past a row onto outputs written later, never past the part.
   const size_t dstTotal = a.end * a.dstH * a.dstW;
   const size_t need = HWY_MAX(a.pX + W, (a.dstW - 1) * a.sX + a.kX - a.pX);
-  const size_t G = (need + a.sX - 1) / a.sX, Wseg = G * a.sX;
+  // Stride-1 rows of at least one vector of outputs (PoolSlideRows) start
+  // on whole vectors.
+  const size_t gMin = (need + a.sX - 1) / a.sX;
+  const size_t G = a.sX == 1 && a.dstW >= N ? PoolRoundUp(gMin, N) : gMin, Wseg = G * a.sX;
   const size_t B = HWY_MAX(size_t{1}, HWY_MIN(a.dstH, 4096 / Wseg));  // rows per block
   const size_t flat = PoolRoundUp(B * G, N);
   const size_t rowLen = flat * a.sX + a.kX + (a.sX + 3) * N + Wseg + PoolRoundUp(W, N);
-  L* R = PoolScratch<L, 0>(rowLen);
+  L* R = PoolAlignLanes(PoolScratch<L, 0>(rowLen + N), N);
   const V ident = Ops::Identity(d);
   for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
   hn::StoreU(ident, d, R + rowLen - N);
@@ -610,7 +716,7 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
           }
         }
       }
-      for (size_t i = a.dstH * G; i < PoolRoundUp(a.dstH * G, N) + flat; ++i) areas[i] = L(1);
+      std::fill(areas + a.dstH * G, areas + PoolRoundUp(a.dstH * G, N) + flat, L(1));
     }
   }
   // Locals, not a's fields: vector stores may alias anything, so the
@@ -1566,35 +1672,14 @@ void PoolNhwcPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
 // coming in from carry.
 template <class D>
 HWY_INLINE hn::Vec<D> PoolSlideUp1(D d, hn::Vec<D> v, hn::Vec<D> carry) {
-  constexpr int kLaneBytes = static_cast<int>(sizeof(hn::TFromD<D>));
-#if HWY_TARGET == HWY_SCALAR
-  (void)d;
-  (void)v;
-  (void)kLaneBytes;
-  return carry;
-#elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  // t = {carry's last block, v's first three}; then per block, the last
-  // lane of t's block ahead of v's block.
-  const hn::Repartition<uint8_t, D> d8;
-  const __m512i vi = hn::BitCast(d8, v).raw;
-  const __m512i t = _mm512_alignr_epi64(vi, hn::BitCast(d8, carry).raw, 6);
-  return hn::BitCast(d, hn::Vec512<uint8_t>{_mm512_alignr_epi8(vi, t, 16 - kLaneBytes)});
-#elif HWY_TARGET == HWY_AVX2
-  const hn::Repartition<uint8_t, D> d8;
-  const auto vb = hn::BitCast(d8, v);
-  const auto t = hn::ConcatLowerUpper(d8, vb, hn::BitCast(d8, carry));
-  return hn::BitCast(d, hn::CombineShiftRightBytes<16 - kLaneBytes>(d8, vb, t));
-#elif HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_SSE4
-  const hn::Repartition<uint8_t, D> d8;
-  return hn::BitCast(d, hn::CombineShiftRightBytes<16 - kLaneBytes>(d8, hn::BitCast(d8, v),
-                                                                   hn::BitCast(d8, carry)));
-#else
-  (void)kLaneBytes;
+#if HWY_HAVE_SCALABLE
   const size_t N = hn::Lanes(d);
   HWY_ALIGN hn::TFromD<D> buf[2 * kMaxLanes<hn::TFromD<D>>];
   hn::Store(carry, d, buf);
   hn::Store(v, d, buf + N);
   return hn::LoadU(d, buf + N - 1);
+#else
+  return PoolShiftIn<hn::MaxLanes(D()) - 1>(d, carry, v);
 #endif
 }
 
