@@ -577,23 +577,62 @@ HWY_INLINE hn::Vec<D> PoolShiftIn(D d, hn::Vec<D> lo, hn::Vec<D> hi) {
 // out + r*outStep, x < W, then the padding past W is restored. Its own
 // function, like the horizontal step below: inside PoolNchwStacked, GCC
 // kept the loop bounds on the stack.
+// Max windows of kTaps rows, output rows one input row apart, in pairs:
+// rows 1 .. kTaps - 1 of the first window are the second window's first
+// rows, so a pair takes kTaps + 1 loads instead of 2 * kTaps. `rows` is even.
+template <class Ops, size_t kTaps, class D, class Row, class Emit>
+HWY_INLINE void PoolStackPairs(D d, size_t rows, size_t W, const Row& row, const Emit& emit) {
+  const size_t N = hn::Lanes(d);
+  for (size_t r = 0; r < rows; r += 2) {
+    for (size_t x = 0; x < W; x += N) {
+      const auto shared = PoolTapSum<Ops, kTaps - 1>(
+          [&](auto k) HWY_ATTR SYNETK_LAMBDA_INLINE { return row(r + 1 + k, x); });
+      emit(r, x, Ops::Combine(row(r, x), shared));
+      emit(r + 1, x, Ops::Combine(shared, row(r + kTaps, x)));
+    }
+  }
+}
+
 template <class Ops, class D, typename T>
 HWY_NOINLINE void PoolStackRows(D d, size_t n, size_t rows, const T* HWY_RESTRICT s,
                                 size_t step, size_t stride, size_t W,
                                 typename Ops::L* HWY_RESTRICT out, size_t outStep) {
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
+  const auto emit = [=](size_t r, size_t x, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    typename Ops::L* seg = out + r * outStep;
+    hn::StoreU(v, d, seg + x);
+    if (x + N >= W) hn::StoreU(Ops::Identity(d), d, seg + W);
+  };
+  size_t first = 0;  // rows before it went in pairs
+  if constexpr (Ops::kOrderFree) {
+    // Row r's stores spill up to a vector past W: in pairs, that must not
+    // reach row r + 1, written alongside.
+    if (step == stride && n >= 2 && n <= 7 && rows >= 2 && outStep >= W + N) {
+      // Input row i of the block at s + i*stride.
+      const auto row = [=](size_t i, size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        return Ops::Load(d, s + i * stride + x);
+      };
+      const size_t even = rows & ~size_t{1};
+      switch (n) {
+        case 2: PoolStackPairs<Ops, 2>(d, even, W, row, emit); break;
+        case 3: PoolStackPairs<Ops, 3>(d, even, W, row, emit); break;
+        case 4: PoolStackPairs<Ops, 4>(d, even, W, row, emit); break;
+        case 5: PoolStackPairs<Ops, 5>(d, even, W, row, emit); break;
+        case 6: PoolStackPairs<Ops, 6>(d, even, W, row, emit); break;
+        default: PoolStackPairs<Ops, 7>(d, even, W, row, emit); break;
+      }
+      first = even;
+    }
+  }
+  // Rows [first, rows) one by one.
   PoolTapsRows<Ops>(
-      d, n, rows, W,
+      d, n, rows - first, W,
       [=](size_t r, size_t x, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        const V v = Ops::Load(d, s + r * step + k * stride + x);
+        const V v = Ops::Load(d, s + (first + r) * step + k * stride + x);
         return k == 0 ? PoolStart<Ops>(d, v) : v;
       },
-      [=](size_t r, size_t x, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        typename Ops::L* seg = out + r * outStep;
-        hn::StoreU(v, d, seg + x);
-        if (x + N >= W) hn::StoreU(Ops::Identity(d), d, seg + W);
-      });
+      [=](size_t r, size_t x, V v) HWY_ATTR SYNETK_LAMBDA_INLINE { emit(first + r, x, v); });
 }
 
 // PoolSlideRows with aligned segments (Wseg and R whole vectors): output
@@ -674,9 +713,11 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const size_t dstTotal = a.end * a.dstH * a.dstW;
   const size_t need = HWY_MAX(a.pX + W, (a.dstW - 1) * a.sX + a.kX - a.pX);
   // Stride-1 rows of at least one vector of outputs (PoolSlideRows) start
-  // on whole vectors.
+  // on whole vectors, a vector or more apart from the end of one row to the
+  // start of the next (PoolStackPairs).
   const size_t gMin = (need + a.sX - 1) / a.sX;
-  const size_t G = a.sX == 1 && a.dstW >= N ? PoolRoundUp(gMin, N) : gMin, Wseg = G * a.sX;
+  const size_t G = a.sX == 1 && a.dstW >= N ? PoolRoundUp(HWY_MAX(gMin, W + N), N) : gMin;
+  const size_t Wseg = G * a.sX;
   const size_t B = HWY_MAX(size_t{1}, HWY_MIN(a.dstH, 4096 / Wseg));  // rows per block
   const size_t flat = PoolRoundUp(B * G, N);
   const size_t rowLen = flat * a.sX + a.kX + (a.sX + 3) * N + Wseg + PoolRoundUp(W, N);
