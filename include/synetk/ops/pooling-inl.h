@@ -572,11 +572,6 @@ HWY_INLINE hn::Vec<D> PoolShiftIn(D d, hn::Vec<D> lo, hn::Vec<D> hi) {
   }
 }
 
-// PoolNchwStacked's vertical step of `rows` output rows whose n input rows
-// (`stride` apart) lie inside src, the first at s + r*step for row r: into
-// out + r*outStep, x < W, then the padding past W is restored. Its own
-// function, like the horizontal step below: inside PoolNchwStacked, GCC
-// kept the loop bounds on the stack.
 // Max windows of kTaps rows, output rows one input row apart, in pairs:
 // rows 1 .. kTaps - 1 of the first window are the second window's first
 // rows, so a pair takes kTaps + 1 loads instead of 2 * kTaps. `rows` is even.
@@ -593,6 +588,11 @@ HWY_INLINE void PoolStackPairs(D d, size_t rows, size_t W, const Row& row, const
   }
 }
 
+// PoolNchwStacked's vertical step of `rows` output rows whose n input rows
+// (`stride` apart) lie inside src, the first at s + r*step for row r: into
+// out + r*outStep, x < W, then the padding past W is restored. Its own
+// function, like the horizontal step below: inside PoolNchwStacked, GCC
+// kept the loop bounds on the stack.
 template <class Ops, class D, typename T>
 HWY_NOINLINE void PoolStackRows(D d, size_t n, size_t rows, const T* HWY_RESTRICT s,
                                 size_t step, size_t stride, size_t W,
@@ -676,7 +676,8 @@ HWY_NOINLINE void PoolSlideRows(D d, size_t kX, size_t rows, const typename Ops:
   // shuffles per vector, and the shifted taps made them slower (32x64x64
   // 5x5 bf16 on Zen 5: 35 -> 40 us; f32 and max gained).
   constexpr bool kShiftTaps = !(HWY_TARGET == HWY_AVX2 && Ops::kDivides && sizeof(T) == 2);
-  if (kShiftTaps && Wseg % kN == 0 && reinterpret_cast<uintptr_t>(R) % (kN * sizeof(*R)) == 0 && kX <= kN + 1) {
+  const bool aligned = reinterpret_cast<uintptr_t>(R) % (kN * sizeof(*R)) == 0;
+  if (kShiftTaps && aligned && Wseg % kN == 0 && kX <= kN + 1) {
     switch (kX) {
       case 1: return PoolSlideAligned<Ops, 1>(d, rows, R, Wseg, dstW, emit);
       case 2: return PoolSlideAligned<Ops, 2>(d, rows, R, Wseg, dstW, emit);
