@@ -45,9 +45,20 @@ struct CacheLineAllocator {
 template <typename T>
 using Tensor = std::vector<T, CacheLineAllocator<T>>;
 
+// The data generator, seeded again after every timed case (TimeAgainstMemcpy)
+// so that a case's data do not depend on which cases ran before it: with
+// --benchmark_filter, QuantizedScale NHWC had drawn other scales than in the
+// full run, and took 6 or 13 us by which channels its fixed-point planner
+// could plan.
+constexpr uint32_t kRandomSeed = 7;
+inline std::mt19937& RandomEngine() {
+  static std::mt19937 rng(kRandomSeed);
+  return rng;
+}
+
 template <typename T>
 Tensor<T> Random(size_t n, float lo = -2.0f, float hi = 2.0f) {
-  static std::mt19937 rng(7);
+  std::mt19937& rng = RandomEngine();
   std::uniform_real_distribution<float> d(lo, hi);
   Tensor<T> v(n);
   for (auto& x : v) {
@@ -106,6 +117,7 @@ void TimeAgainstMemcpy(benchmark::State& state, Traffic traffic, Layer&& layer,
   state.counters["memcpy_ratio"] = mc / ml;
   state.counters["layer_us"] = ml * 1e6;
   state.counters["memcpy_us"] = mc * 1e6;
+  RandomEngine().seed(kRandomSeed);
   if constexpr (!std::is_same_v<std::decay_t<Reference>, std::nullptr_t>) {
     // The scalar reference is slow: a few runs, interleaved with the layer.
     std::vector<double> tRef;

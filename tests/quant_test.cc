@@ -12,6 +12,8 @@
 
 #include <climits>
 #include <limits>
+#include <memory>
+#include <string>
 #include <utility>
 
 namespace {
@@ -352,6 +354,17 @@ std::vector<uint8_t> RunScale(const ScaleCase& k, const std::vector<uint8_t>& in
   synetk::QuantizedScale<F>()(inplace.data(), &k.srcScale, k.srcZero, k.C, k.S, k.scale.data(),
                               bias, inplace.data(), &k.dstScale, k.dstZero);
   REQUIRE_SAME(inplace, want);
+  // A context made on this target: its stored maps and plans give the same
+  // bytes, into dst and in place.
+  const synetk::QuantizedScaleContext<F> ctx(&k.srcScale, k.srcZero, k.C, k.scale.data(), bias,
+                                             &k.dstScale, k.dstZero);
+  Guarded<uint8_t> viaCtx(in.size());
+  ctx.Forward(src.data(), k.S, viaCtx.data());
+  REQUIRE(viaCtx.GuardsIntact());
+  REQUIRE_SAME(viaCtx.ToVector(), want);
+  inplace = in;
+  ctx.Forward(inplace.data(), k.S, inplace.data());
+  REQUIRE_SAME(inplace, want);
   return want;
 }
 
@@ -444,6 +457,48 @@ TEST_CASE("QuantizedScale matches the reference on every target", "[quant]") {
       }
     }
   });
+}
+
+TEST_CASE("QuantizedScaleContext made on one target runs on every target", "[quant]") {
+  // The stored maps and plans do not depend on the target that made them
+  // (made here on the best target, or on SCALAR, which plans nothing).
+  for (bool withBias : {true, false}) {
+    for (auto [C, S] : {std::pair<size_t, size_t>{64, 1030}, {70, 300}, {33, 65}}) {
+      const ScaleCase k = MakeScale(C, S, withBias);
+      const float* bias = withBias ? k.bias.data() : nullptr;
+      const auto nhwcIn = Transpose(k.src, C, S);
+      const auto nchwWant = synetk_ref::Scale(k.src, k.srcScale, k.srcZero, C, S, k.scale.data(),
+                                              bias, k.dstScale, k.dstZero, false);
+      const auto nhwcWant = synetk_ref::Scale(nhwcIn, k.srcScale, k.srcZero, C, S, k.scale.data(),
+                                              bias, k.dstScale, k.dstZero, true);
+      const synetk::QuantizedScaleContext<synetk::Nchw> nchw(&k.srcScale, k.srcZero, C,
+                                                             k.scale.data(), bias, &k.dstScale,
+                                                             k.dstZero);
+      const synetk::QuantizedScaleContext<synetk::Nhwc> nhwc(&k.srcScale, k.srcZero, C,
+                                                             k.scale.data(), bias, &k.dstScale,
+                                                             k.dstZero);
+      REQUIRE(nhwc.InternalBufferSize() >= 256 * C);
+      std::unique_ptr<synetk::QuantizedScaleContext<synetk::Nhwc>> scalarMade;
+      hwy::SetSupportedTargetsForTest(HWY_SCALAR);
+      if (std::string(synetk::ChosenTargetName()) == "SCALAR") {
+        scalarMade = std::make_unique<synetk::QuantizedScaleContext<synetk::Nhwc>>(
+            &k.srcScale, k.srcZero, C, k.scale.data(), bias, &k.dstScale, k.dstZero);
+      }
+      hwy::SetSupportedTargetsForTest(0);
+      SYNETK_FOR_EACH_TARGET([&] {
+        INFO("C=" << C << " S=" << S << " bias=" << withBias);
+        std::vector<uint8_t> out(C * S);
+        nchw.Forward(k.src.data(), S, out.data());
+        REQUIRE_SAME(out, nchwWant);
+        nhwc.Forward(nhwcIn.data(), S, out.data());
+        REQUIRE_SAME(out, nhwcWant);
+        if (scalarMade) {
+          scalarMade->Forward(nhwcIn.data(), S, out.data());
+          REQUIRE_SAME(out, nhwcWant);
+        }
+      });
+    }
+  }
 }
 
 // ---- QuantizedShuffle -----------------------------------------------------------------
@@ -612,6 +667,8 @@ void CheckQuantParts(size_t C, size_t S) {
       synetk::QuantizedScale<F>()(bytes.data(), &srcScale, 100, C, S, sc.data(), bp, out, &dstScale,
                                   120, r);
     });
+    const synetk::QuantizedScaleContext<F> ctx(&srcScale, 100, C, sc.data(), bp, &dstScale, 120);
+    CheckSplits(S, n, [&](uint8_t* out, synetk::Range r) { ctx.Forward(bytes.data(), S, out, r); });
   }
   // Shuffle: srcC0 != srcC1, both even; outputs side by side in one buffer.
   const size_t C0 = 2 * (C / 4 + 1), C1 = 2 * (C / 2 + 2), Ch = (C0 + C1) / 2;
@@ -789,6 +846,18 @@ TEST_CASE("quantization layers reject bad input", "[quant][errors]") {
   expectError([&] { sc(d + 1, &one, 0, C, S, cs.data(), cb.data(), d, &one, 0); }, "same buffer as src");
   expectError([&] { sc(s, &one, 0, C, S, cs.data(), cb.data(), d, &one, 0, synetk::Range{9, 20}); },
               "QuantizedScale: part.begin = 9");
+  using ScaleCtx = synetk::QuantizedScaleContext<Nchw>;
+  expectError([&] { ScaleCtx(&one, 0, 0, cs.data(), cb.data(), &one, 0); }, "QuantizedScale: channels = 0");
+  expectError([&] { ScaleCtx(&one, 0, SIZE_MAX / 64, cs.data(), cb.data(), &one, 0); }, "QuantizedScale: channels");
+  expectError([&] { ScaleCtx(&one, 0, C, nullptr, cb.data(), &one, 0); }, "QuantizedScale: scale = null");
+  expectError([&] { ScaleCtx(&one, 0, C, cs.data(), badScale.data(), &one, 0); }, "bias[c] = nan");
+  expectError([&] { ScaleCtx(&one, 300, C, cs.data(), cb.data(), &one, 0); }, "srcZero = 300");
+  const ScaleCtx ctx(&one, 0, C, cs.data(), cb.data(), &one, 0);
+  expectError([&] { ctx.Forward(nullptr, S, d); }, "QuantizedScale: src = null");
+  expectError([&] { ctx.Forward(s, 0, d); }, "QuantizedScale: spatial = 0");
+  expectError([&] { ctx.Forward(s, SIZE_MAX / 2, d); }, "channels*spatial");
+  expectError([&] { ctx.Forward(d + 1, S, d); }, "same buffer as src");
+  expectError([&] { ctx.Forward(s, S, d, synetk::Range{9, 20}); }, "QuantizedScale: part.begin = 9");
 
   synetk::QuantizedShuffle<Nchw> sh;
   const uint8_t* s1 = s + 2 * n;

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace synetk {
 
@@ -33,6 +34,16 @@ template <typename V>
   } else if constexpr (sizeof(V) == 1 && std::is_integral_v<V>) {
     os << layer << ": " << param << " = " << static_cast<int>(value)
        << ": expected " << expected;
+  } else if constexpr (std::is_floating_point_v<V>) {
+    // Every NaN as "nan": the printed sign of a NaN depends on how the
+    // compiler materialised it.
+    os << layer << ": " << param << " = ";
+    if (value != value) {
+      os << "nan";
+    } else {
+      os << value;
+    }
+    os << ": expected " << expected;
   } else {
     os << layer << ": " << param << " = " << value << ": expected "
        << expected;

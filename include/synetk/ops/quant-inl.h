@@ -47,7 +47,29 @@ struct ConcatArgs {
   uint8_t* dst = nullptr;
 };
 
+// One channel's fixed-point plan for QuantizedScale (see "QuantizedScale
+// through verified fixed point" in quant_scale-inl.h), kept by a
+// QuantizedScaleContext. Each plan is checked on all 256 inputs with integer
+// arithmetic that every target computes alike, so it serves every target.
+struct ScaleChannelPlan {
+  int16_t m = 0, b = 0;
+  uint8_t shift = 0;
+  uint8_t exceptions = 0;              // how many of (e0x, e0y), (e1x, e1y) are used
+  uint8_t e0x = 0, e0y = 0, e1x = 0, e1y = 0;
+  bool ok = false;                     // false: no plan (the channel's map stands)
+};
+
+// What a QuantizedScaleContext worked out once: each channel's byte map
+// (maps[c].t[x] is the output for input x; the fp32 formula's bytes) and,
+// where the planner ran, each channel's plan. Null: none (per-call work).
+struct ByteMap;
+struct ScalePrepared {
+  const ByteMap* maps = nullptr;
+  const ScaleChannelPlan* plans = nullptr;
+};
+
 struct ScaleArgs {
+  ScalePrepared prepared;
   const uint8_t* src = nullptr;
   int32_t srcZero = 0;
   float srcScale = 0.0f;

@@ -10,7 +10,9 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <vector>
 
+#include "synetk/context.h"
 #include "synetk/streaming.h"
 #include "synetk/detail/check.h"
 #include "synetk/detail/dispatch.h"
@@ -59,6 +61,56 @@ inline void CheckBias(const char* layer, const char* param, int64_t bias, int32_
                           std::to_string(-lo) + "]";
     Fail(layer, param, bias, e.c_str());
   }
+}
+
+// QuantizedScale's per-layer parameters, validated, as kernel arguments
+// (without tensors).
+inline ScaleArgs CheckScaleParams(const char* layer, const float* srcScale, int srcZero,
+                                  size_t channels, const float* scale, const float* bias,
+                                  const float* dstScale, int dstZero) {
+  CheckPositive(layer, "channels", channels);
+  CheckedBytes(layer, "channels", channels, sizeof(ByteMap) + 2 * sizeof(float));
+  CheckNotNull(layer, "srcScale", srcScale);
+  CheckNotNull(layer, "scale", scale);
+  CheckNotNull(layer, "dstScale", dstScale);
+  CheckScale(layer, "srcScale[0]", srcScale[0]);
+  CheckScale(layer, "dstScale[0]", dstScale[0]);
+  const float inv = 1.0f / dstScale[0];
+  if (!std::isfinite(inv)) Fail(layer, "dstScale[0]", dstScale[0], "a value whose fp32 reciprocal is finite");
+  CheckZero(layer, "srcZero", srcZero, 0, 255);
+  CheckZero(layer, "dstZero", dstZero, 0, 255);
+  for (size_t c = 0; c < channels; ++c) {
+    CheckFinite(layer, "scale[c]", scale[c]);
+    if (bias != nullptr) CheckFinite(layer, "bias[c]", bias[c]);
+  }
+  ScaleArgs a;
+  a.srcZero = srcZero;
+  a.srcScale = srcScale[0];
+  a.scale = scale;
+  a.bias = bias;
+  a.channels = channels;
+  a.invDstScale = inv;
+  a.dstZero = dstZero;
+  return a;
+}
+
+// QuantizedScale's tensors and part, validated into a; false: nothing to do.
+inline bool CheckScaleTensors(const char* layer, ScaleArgs& a, const uint8_t* src, size_t spatial,
+                              uint8_t* dst, Range& part) {
+  CheckPositive(layer, "spatial", spatial);
+  const size_t n = CheckedProduct(layer, "channels*spatial", {a.channels, spatial});
+  CheckedBytes(layer, "channels*spatial", n, sizeof(float));
+  CheckNotNull(layer, "src", src);
+  CheckNotNull(layer, "dst", dst);
+  CheckNoPartialOverlap(layer, "dst", dst, n, "src", src, n, true);
+  ClampPart(layer, part, spatial);
+  if (part.begin == part.end) return false;
+  a.src = src;
+  a.dst = dst;
+  a.spatial = spatial;
+  a.sBegin = part.begin;
+  a.sEnd = part.end;
+  return true;
 }
 
 }  // namespace detail
@@ -205,41 +257,14 @@ struct QuantizedScale {
                   const float* dstScale, int dstZero, Range part = Range::All()) const {
     using namespace detail;
     static_assert(kIsFormat<Format>, "Format must be synetk::Nchw or synetk::Nhwc");
+    // The sizes first: the parameter checks read scale[channels - 1].
     CheckPositive(kLayer, "channels", channels);
     CheckPositive(kLayer, "spatial", spatial);
-    const size_t n = CheckedProduct(kLayer, "channels*spatial", {channels, spatial});
-    CheckedBytes(kLayer, "channels*spatial", n, sizeof(float));
-    CheckNotNull(kLayer, "src", src);
-    CheckNotNull(kLayer, "srcScale", srcScale);
-    CheckNotNull(kLayer, "scale", scale);
-    CheckNotNull(kLayer, "dst", dst);
-    CheckNotNull(kLayer, "dstScale", dstScale);
-    CheckScale(kLayer, "srcScale[0]", srcScale[0]);
-    CheckScale(kLayer, "dstScale[0]", dstScale[0]);
-    const float inv = 1.0f / dstScale[0];
-    if (!std::isfinite(inv)) Fail(kLayer, "dstScale[0]", dstScale[0], "a value whose fp32 reciprocal is finite");
-    CheckZero(kLayer, "srcZero", srcZero, 0, 255);
-    CheckZero(kLayer, "dstZero", dstZero, 0, 255);
-    for (size_t c = 0; c < channels; ++c) {
-      CheckFinite(kLayer, "scale[c]", scale[c]);
-      if (bias != nullptr) CheckFinite(kLayer, "bias[c]", bias[c]);
-    }
-    CheckNoPartialOverlap(kLayer, "dst", dst, n, "src", src, n, true);
-    ClampPart(kLayer, part, spatial);
-    if (part.begin == part.end) return;
-    ScaleArgs a;
-    a.src = src;
-    a.sBegin = part.begin;
-    a.sEnd = part.end;
-    a.srcZero = srcZero;
-    a.srcScale = srcScale[0];
-    a.scale = scale;
-    a.bias = bias;
-    a.channels = channels;
-    a.spatial = spatial;
-    a.invDstScale = inv;
-    a.dstZero = dstZero;
-    a.dst = dst;
+    CheckedBytes(kLayer, "channels*spatial",
+                 CheckedProduct(kLayer, "channels*spatial", {channels, spatial}), sizeof(float));
+    ScaleArgs a = CheckScaleParams(kLayer, srcScale, srcZero, channels, scale, bias, dstScale,
+                                   dstZero);
+    if (!CheckScaleTensors(kLayer, a, src, spatial, dst, part)) return;
     using WithBias = ScaleCfg<Format, true>;
     using NoBias = ScaleCfg<Format, false>;
     if (bias != nullptr) {
@@ -248,6 +273,72 @@ struct QuantizedScale {
       SYNETK_DISPATCH(ScaleKernel<NoBias>)(a);
     }
   }
+};
+
+/// QuantizedScale with its parameters fixed, as an engine's layer holds them:
+/// the constructor validates and copies them and works out once, for every
+/// channel, its 256-entry byte map and (on SIMD targets) its fixed-point
+/// plan, which the stateless QuantizedScale redoes on every long call.
+/// Forward gives exactly QuantizedScale's bytes; it is const and may run on
+/// several threads at once (parts). InternalBufferSize reports the bytes
+/// kept (257 + 12 per channel, with the copied scale and bias).
+template <class Format>
+class QuantizedScaleContext final : public Context {
+ public:
+  static constexpr const char* kLayer = "QuantizedScale";
+
+  QuantizedScaleContext(const float* srcScale, int srcZero, size_t channels, const float* scale,
+                        const float* bias, const float* dstScale, int dstZero) {
+    using namespace detail;
+    static_assert(kIsFormat<Format>, "Format must be synetk::Nchw or synetk::Nhwc");
+    args_ = CheckScaleParams(kLayer, srcScale, srcZero, channels, scale, bias, dstScale, dstZero);
+    scale_.assign(scale, scale + channels);
+    if (bias != nullptr) bias_.assign(bias, bias + channels);
+    args_.scale = scale_.data();
+    args_.bias = bias != nullptr ? bias_.data() : nullptr;
+    maps_.resize(channels);
+    plans_.resize(channels);
+    using WithBias = ScaleCfg<Format, true>;
+    using NoBias = ScaleCfg<Format, false>;
+    const bool planned =
+        bias != nullptr
+            ? SYNETK_DISPATCH(ScalePrepareKernel<WithBias>)(args_, maps_.data(), plans_.data())
+            : SYNETK_DISPATCH(ScalePrepareKernel<NoBias>)(args_, maps_.data(), plans_.data());
+    if (!planned) plans_.clear();
+    args_.prepared.maps = maps_.data();
+    args_.prepared.plans = planned ? plans_.data() : nullptr;
+  }
+
+  // The kept pointers refer to the context's own vectors.
+  QuantizedScaleContext(const QuantizedScaleContext&) = delete;
+  QuantizedScaleContext& operator=(const QuantizedScaleContext&) = delete;
+
+  size_t Channels() const { return args_.channels; }
+  size_t InternalBufferSize() const {
+    return maps_.size() * sizeof(detail::ByteMap) +
+           plans_.size() * sizeof(detail::ScaleChannelPlan) +
+           (scale_.size() + bias_.size()) * sizeof(float);
+  }
+
+  /// src and dst: Channels() x spatial bytes in Format; dst == src allowed.
+  void Forward(const uint8_t* src, size_t spatial, uint8_t* dst, Range part = Range::All()) const {
+    using namespace detail;
+    ScaleArgs a = args_;
+    if (!CheckScaleTensors(kLayer, a, src, spatial, dst, part)) return;
+    using WithBias = ScaleCfg<Format, true>;
+    using NoBias = ScaleCfg<Format, false>;
+    if (!bias_.empty()) {
+      SYNETK_DISPATCH(ScaleKernel<WithBias>)(a);
+    } else {
+      SYNETK_DISPATCH(ScaleKernel<NoBias>)(a);
+    }
+  }
+
+ private:
+  detail::ScaleArgs args_;
+  std::vector<float> scale_, bias_;
+  std::vector<detail::ByteMap> maps_;
+  std::vector<detail::ScaleChannelPlan> plans_;
 };
 
 /// QuantizedShuffle (uint8), type 0 (split) or 1 (interleave); srcC0 and

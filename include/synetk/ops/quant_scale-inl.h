@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 #include <hwy/highway.h>
 
@@ -238,6 +239,8 @@ constexpr size_t kScaleFixedMinLen = 1024;  // positions per call
 constexpr size_t kScaleFixedW = 64;         // bytes per chunk: 2 * Lanes(int16), at most
 constexpr size_t kScaleFixedPatches = 8;    // NHWC channels without a plan, fixed up per pixel
 constexpr int kScaleFixedMaxShift = 7;      // the largest s for which saturation still clamps
+constexpr size_t kScaleNhwcBlockBytes = 4096;  // NHWC: bytes of pixels per block, about
+constexpr size_t kScaleNhwcBlockPixels = 64;   // and at most this many pixels
 
 struct ScaleFixedPlans {
   static constexpr size_t kSize = kScaleFixedMaxC + kScaleFixedW;  // padded to whole chunks
@@ -575,6 +578,39 @@ HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& 
   }
 }
 
+// The plans a QuantizedScaleContext keeps (a.prepared), in place of
+// PlanScaleFixed: the same fields, and the channels below patchLimit without
+// a plan counted, the first kScaleFixedPatches with their stored maps.
+HWY_INLINE void LoadScaleFixed(const detail::ScaleArgs& a, size_t patchLimit,
+                               ScaleFixedPlans& p) {
+  const size_t W = 2 * hn::Lanes(hn::ScalableTag<int16_t>());
+  const size_t C = a.channels, Cpad = (C + W - 1) / W * W;
+  const detail::ScaleChannelPlan* const plans = a.prepared.plans;
+  p.failed = 0;
+  p.patches = 0;
+  for (size_t c = 0; c < Cpad; ++c) {
+    const detail::ScaleChannelPlan cp = c < C ? plans[c] : detail::ScaleChannelPlan{};
+    const int sh = c < C ? cp.shift : kScaleFixedMaxShift;
+    p.m[c] = cp.m;
+    p.b[c] = cp.b;
+    p.p[c] = static_cast<int16_t>(1 << (16 - sh));
+    p.shift[c] = sh;
+    p.e0x[c] = cp.e0x;
+    p.e0y[c] = cp.e0y;
+    p.e1x[c] = cp.e1x;
+    p.e1y[c] = cp.e1y;
+    p.exceptions[c] = cp.exceptions;
+    p.ok[c] = cp.ok;
+    if (cp.ok || c >= HWY_MIN(C, patchLimit)) continue;
+    if (p.failed < kScaleFixedPatches) {
+      p.patchC[p.failed] = c;
+      std::memcpy(p.patchMap[p.failed], a.prepared.maps[c].t, 256);
+      p.patches = p.failed + 1;
+    }
+    ++p.failed;
+  }
+}
+
 // NCHW without byte tables, row by row: channels with a plan in p in fixed
 // point (blending only the exceptions a channel has), the others (all of
 // them without p) in the fp32 formula.
@@ -638,12 +674,16 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
   // At each chunk's first channel: the shift its planned channels share, or
   // -1 (per lane). Channels without a plan are patched, whatever their lanes.
   int ks[kScaleFixedMaxC];
+  // At each chunk's first channel: the most exceptions its planned channels use.
+  uint8_t kx[kScaleFixedMaxC];
   for (size_t c0 = 0; c0 < Cf; c0 += W) {
     int shared = kScaleFixedMaxShift;
+    uint8_t used = 0;
     bool first = true;
     FixedLaneConstants(p, c0, N16, km + c0, kb + c0, kp + c0);
     for (size_t c = c0; c < c0 + W; ++c) {
       if (!p.ok[c]) continue;
+      used = HWY_MAX(used, p.exceptions[c]);
       if (first || shared == p.shift[c]) {
         shared = p.shift[c];
       } else {
@@ -652,6 +692,7 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
       first = false;
     }
     ks[c0] = shared;
+    kx[c0] = used;
   }
   std::memcpy(ke[0], p.e0x, Cf);
   std::memcpy(ke[1], p.e0y, Cf);
@@ -667,47 +708,59 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
   const uint8_t* const src = a.src + a.sBegin * C;
   uint8_t* const dst = a.dst + a.sBegin * C;
   const size_t pixels = a.sEnd - a.sBegin, n = pixels * C;
-  // Pixels in groups of kGroup: each chunk's constant vectors (eight, ten
-  // with P) and its shift are loaded once per group (loaded per pixel, the
-  // loads were the bottleneck).
-  constexpr size_t kGroup = 4;
+  // Blocks of pixels, chunk by chunk: a chunk's constant vectors (eight, ten
+  // with P) stay in registers for the block's pixels, and the blends run only
+  // as many exceptions as the chunk's channels use.
+  const size_t block = HWY_MIN(kScaleNhwcBlockPixels, HWY_MAX(size_t{1}, kScaleNhwcBlockBytes / C));
   // Captures by value (pointers to the arrays), as the other hot lambdas do:
   // byte stores may alias anything a reference reaches (64x56x56 without
   // bias: 7.4 -> 6.4 us).
   const int* const shifts = ks;
+  const uint8_t* const chunkExceptions = kx;
   const size_t* const patchAt = patchC;
   const ScaleFixedPlans* const plans = &p;
-  const auto group = [=](size_t i0, auto count) HWY_ATTR {
-    constexpr size_t g = decltype(count)::value;
-    uint8_t saved[kGroup][kScaleFixedPatches];
+  for (size_t i0 = 0; i0 < pixels; i0 += block) {
+    const size_t g = HWY_MIN(block, pixels - i0);
     const uint8_t* s = src + i0 * C;
     uint8_t* d = dst + i0 * C;
     PrefetchAheadLines(src, i0 * C, g * C, n);
-    for (size_t r = 0; r < g; ++r) {
-      for (size_t j = 0; j < patches; ++j) saved[r][j] = s[r * C + patchAt[j]];
+    uint8_t saved[kScaleNhwcBlockPixels][kScaleFixedPatches];
+    for (size_t j = 0; j < patches; ++j) {
+      for (size_t r = 0; r < g; ++r) saved[r][j] = s[r * C + patchAt[j]];
     }
     for (size_t c = 0; c < Cf; c += W) {
       const int shift = shifts[c];
-      if (shift >= 0) {
+      const auto pixelsOf = [=](auto exceptions, auto laneShift) HWY_ATTR {
+        constexpr int kExceptions = decltype(exceptions)::value;
+        constexpr bool kLaneShift = decltype(laneShift)::value;
         for (size_t r = 0; r < g; ++r) {
-          FixedScaleChunk<2, false>(s + r * C + c, d + r * C + c, arr, c, shift);
+          FixedScaleChunk<kExceptions, kLaneShift>(s + r * C + c, d + r * C + c, arr, c, shift);
         }
+      };
+      const auto withShift = [&](auto exceptions) HWY_ATTR {
+        if (shift >= 0) {
+          pixelsOf(exceptions, std::false_type());
+        } else {
+          pixelsOf(exceptions, std::true_type());
+        }
+      };
+      if (chunkExceptions[c] == 0) {
+        withShift(std::integral_constant<int, 0>());
+      } else if (chunkExceptions[c] == 1) {
+        withShift(std::integral_constant<int, 1>());
       } else {
-        for (size_t r = 0; r < g; ++r) {
-          FixedScaleChunk<2, true>(s + r * C + c, d + r * C + c, arr, c, 0);
-        }
+        withShift(std::integral_constant<int, 2>());
       }
     }
-    for (size_t r = 0; r < g; ++r) {
-      if (Cf < C) {
+    if (Cf < C) {
+      for (size_t r = 0; r < g; ++r) {
         ScalePixel<kHasBias, kNaN, kClamp4>(df, s + r * C, d + r * C, Cf, C, scale, bias, k, q);
       }
-      for (size_t j = 0; j < patches; ++j) d[r * C + patchAt[j]] = plans->patchMap[j][saved[r][j]];
     }
-  };
-  size_t i0 = 0;
-  for (; i0 + kGroup <= pixels; i0 += kGroup) group(i0, std::integral_constant<size_t, kGroup>());
-  for (; i0 < pixels; ++i0) group(i0, std::integral_constant<size_t, 1>());
+    for (size_t j = 0; j < patches; ++j) {
+      for (size_t r = 0; r < g; ++r) d[r * C + patchAt[j]] = plans->patchMap[j][saved[r][j]];
+    }
+  }
 }
 
 // The fixed-point path where it applies and pays: returns false to leave the
@@ -722,14 +775,20 @@ HWY_NOINLINE bool ScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
     return false;
   } else {
     const size_t W = 2 * hn::Lanes(hn::ScalableTag<int16_t>());
-    if (W > kScaleFixedW || a.sEnd - a.sBegin < kScaleFixedMinLen ||
+    // Stored plans cost nothing to plan, so they pay at any length.
+    const bool stored = a.prepared.plans != nullptr;
+    if (W > kScaleFixedW || (!stored && a.sEnd - a.sBegin < kScaleFixedMinLen) ||
         a.channels > kScaleFixedMaxC) {
       return false;
     }
     const size_t Cf = kNhwc ? a.channels / W * W : 0;
     if (kNhwc && Cf == 0) return false;
     ScaleFixedPlans plans;
-    PlanScaleFixed<kHasBias, kClamp4>(a, k, q, Cf, plans);
+    if (stored) {
+      LoadScaleFixed(a, Cf, plans);
+    } else {
+      PlanScaleFixed<kHasBias, kClamp4>(a, k, q, Cf, plans);
+    }
     if constexpr (kNhwc) {
       if (plans.failed > kScaleFixedPatches) return false;
       ScaleNhwcFixed<kHasBias, kNaN, kClamp4>(a, k, q, plans, Cf);
@@ -738,6 +797,15 @@ HWY_NOINLINE bool ScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
     }
     return true;
   }
+}
+
+// NCHW through a QuantizedScaleContext's stored byte maps.
+HWY_INLINE void ScaleNchwStoredMaps(const detail::ScaleArgs& a) {
+  const size_t C = a.channels, S = a.spatial, len = a.sEnd - a.sBegin;
+  const detail::ByteMap* const maps = a.prepared.maps;
+  const uint8_t* const src = a.src + a.sBegin;
+  uint8_t* const dst = a.dst + a.sBegin;
+  for (size_t c = 0; c < C; ++c) MapBytes(maps[c], src + c * S, len, dst + c * S);
 }
 
 // NHWC in the fp32 formula, pixel by pixel.
@@ -767,7 +835,9 @@ void ScaleKernel(const detail::ScaleArgs& a) {
     constexpr bool kNaN = decltype(nan)::value, kClamp = decltype(clamp)::value;
     if (ScaleFixed<kBias, kNaN, kClamp, typename Cfg::Fmt>(a, k, q)) return;
     if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
-      if (kByteLookup && a.sEnd - a.sBegin >= kTableMinBytes) {
+      if (kByteLookup && a.prepared.maps != nullptr) {
+        ScaleNchwStoredMaps(a);
+      } else if (kByteLookup && a.sEnd - a.sBegin >= kTableMinBytes) {
         ScaleNchwTables<kBias, kNaN, kClamp>(a, k, q);
       } else {
         ScaleNchwRows<kBias, kNaN, kClamp>(a, k, q, nullptr);
@@ -776,6 +846,50 @@ void ScaleKernel(const detail::ScaleArgs& a) {
       ScaleNhwc<kBias, kNaN, kClamp>(a, k, q);
     }
   });
+}
+
+// A QuantizedScaleContext's work done once: every channel's byte map (the
+// fp32 formula's bytes, by the same vector code as ScaleTable) into maps[C]
+// and, where this target can plan and no lane can be NaN, every channel's
+// fixed-point plan into plans[C]. Returns whether plans were written.
+template <class Cfg>
+bool ScalePrepareKernel(const detail::ScaleArgs& a, detail::ByteMap* maps,
+                        detail::ScaleChannelPlan* plans) {
+  constexpr bool kBias = Cfg::hasBias;
+  const QuantizeParams q = MakeQuantize(a.dstZero, 0, 255);
+  const ScaleParams k{a.srcZero, a.srcScale, a.invDstScale};
+  bool planned = false;
+  WithScaleMode(ScaleModeFor<kBias>(a, k), [&](auto nan, auto clamp) HWY_ATTR {
+    constexpr bool kNaN = decltype(nan)::value, kClamp = decltype(clamp)::value;
+    const hn::ScalableTag<float> df;
+    HWY_ALIGN float u[256];
+    ScaleSourceTable(k, u);
+    for (size_t c = 0; c < a.channels; ++c) {
+      const auto sc = hn::Set(df, a.scale[c]);
+      const auto bi = hn::Set(df, kBias ? a.bias[c] : 0.0f);
+      ScaleTable<kBias, kNaN, kClamp>(df, u, sc, bi, k, q, maps[c]);
+    }
+    if constexpr (!kNaN && HWY_TARGET != HWY_SCALAR) {
+      const size_t W = 2 * hn::Lanes(hn::ScalableTag<int16_t>());
+      if (W > kScaleFixedW || a.channels > kScaleFixedMaxC) return;
+      const auto p = std::make_unique<ScaleFixedPlans>();  // 12 KiB
+      PlanScaleFixed<kBias, kClamp>(a, k, q, 0, *p);
+      for (size_t c = 0; c < a.channels; ++c) {
+        detail::ScaleChannelPlan& cp = plans[c];
+        cp.m = p->m[c];
+        cp.b = p->b[c];
+        cp.shift = static_cast<uint8_t>(p->shift[c]);
+        cp.exceptions = p->exceptions[c];
+        cp.e0x = p->e0x[c];
+        cp.e0y = p->e0y[c];
+        cp.e1x = p->e1x[c];
+        cp.e1y = p->e1y[c];
+        cp.ok = p->ok[c];
+      }
+      planned = true;
+    }
+  });
+  return planned;
 }
 
 }  // namespace HWY_NAMESPACE
