@@ -11,6 +11,8 @@
 
 #include "synetk/format.h"
 
+#include <hwy/base.h>
+
 namespace synetk {
 namespace detail {
 
@@ -47,25 +49,35 @@ struct ConcatArgs {
   uint8_t* dst = nullptr;
 };
 
-// One channel's fixed-point plan for QuantizedScale (see "QuantizedScale
-// through verified fixed point" in quant_scale-inl.h), kept by a
-// QuantizedScaleContext. Each plan is checked on all 256 inputs with integer
-// arithmetic that every target computes alike, so it serves every target.
-struct ScaleChannelPlan {
-  int16_t m = 0, b = 0;
-  uint8_t shift = 0;
-  uint8_t exceptions = 0;              // how many of (e0x, e0y), (e1x, e1y) are used
-  uint8_t e0x = 0, e0y = 0, e1x = 0, e1y = 0;
-  bool ok = false;                     // false: no plan (the channel's map stands)
+// QuantizedScale's fixed-point plans (see "QuantizedScale through verified
+// fixed point" in quant_scale-inl.h), per channel in channel order. Each plan
+// is checked on all 256 inputs with integer arithmetic that every target
+// computes alike, so one set serves every target (a QuantizedScaleContext
+// keeps one).
+constexpr size_t kScaleFixedMaxC = 512;   // channels planned
+constexpr size_t kScaleFixedW = 64;       // bytes per chunk: 2 * Lanes(int16), at most
+constexpr size_t kScaleFixedPatches = 8;  // NHWC channels without a plan, fixed up per pixel
+struct ScaleFixedPlans {
+  static constexpr size_t kSize = kScaleFixedMaxC + kScaleFixedW;  // padded to whole chunks
+  HWY_ALIGN int16_t m[kSize], b[kSize], p[kSize];  // p = 2^(16 - s)
+  HWY_ALIGN uint8_t e0x[kSize], e0y[kSize], e1x[kSize], e1y[kSize];
+  int shift[kSize];
+  uint8_t exceptions[kSize];  // how many of the two are used
+  bool ok[kSize];
+  // Channels below the planner's patchLimit without a plan: how many, and
+  // the first kScaleFixedPatches of them (in channel order) with their maps.
+  size_t failed = 0;
+  size_t patchC[kScaleFixedPatches];
+  uint8_t patchMap[kScaleFixedPatches][256];
 };
 
 // What a QuantizedScaleContext worked out once: each channel's byte map
 // (maps[c].t[x] is the output for input x; the fp32 formula's bytes) and,
-// where the planner ran, each channel's plan. Null: none (per-call work).
+// where the planner ran, the plans. Null: none (per-call work).
 struct ByteMap;
 struct ScalePrepared {
   const ByteMap* maps = nullptr;
-  const ScaleChannelPlan* plans = nullptr;
+  const ScaleFixedPlans* plans = nullptr;
 };
 
 struct ScaleArgs {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -281,7 +282,8 @@ struct QuantizedScale {
 /// plan, which the stateless QuantizedScale redoes on every long call.
 /// Forward gives exactly QuantizedScale's bytes; it is const and may run on
 /// several threads at once (parts). InternalBufferSize reports the bytes
-/// kept (257 + 12 per channel, with the copied scale and bias).
+/// kept (a 256-byte map and the copied scale and bias per channel, and 13
+/// KiB of plans for at most 512 channels).
 template <class Format>
 class QuantizedScaleContext final : public Context {
  public:
@@ -297,16 +299,16 @@ class QuantizedScaleContext final : public Context {
     args_.scale = scale_.data();
     args_.bias = bias != nullptr ? bias_.data() : nullptr;
     maps_.resize(channels);
-    plans_.resize(channels);
+    plans_ = std::make_unique<ScaleFixedPlans>();
     using WithBias = ScaleCfg<Format, true>;
     using NoBias = ScaleCfg<Format, false>;
     const bool planned =
         bias != nullptr
-            ? SYNETK_DISPATCH(ScalePrepareKernel<WithBias>)(args_, maps_.data(), plans_.data())
-            : SYNETK_DISPATCH(ScalePrepareKernel<NoBias>)(args_, maps_.data(), plans_.data());
-    if (!planned) plans_.clear();
+            ? SYNETK_DISPATCH(ScalePrepareKernel<WithBias>)(args_, maps_.data(), plans_.get())
+            : SYNETK_DISPATCH(ScalePrepareKernel<NoBias>)(args_, maps_.data(), plans_.get());
+    if (!planned) plans_.reset();
     args_.prepared.maps = maps_.data();
-    args_.prepared.plans = planned ? plans_.data() : nullptr;
+    args_.prepared.plans = plans_.get();
   }
 
   // The kept pointers refer to the context's own vectors.
@@ -315,8 +317,7 @@ class QuantizedScaleContext final : public Context {
 
   size_t Channels() const { return args_.channels; }
   size_t InternalBufferSize() const {
-    return maps_.size() * sizeof(detail::ByteMap) +
-           plans_.size() * sizeof(detail::ScaleChannelPlan) +
+    return maps_.size() * sizeof(detail::ByteMap) + (plans_ ? sizeof(detail::ScaleFixedPlans) : 0) +
            (scale_.size() + bias_.size()) * sizeof(float);
   }
 
@@ -338,7 +339,7 @@ class QuantizedScaleContext final : public Context {
   detail::ScaleArgs args_;
   std::vector<float> scale_, bias_;
   std::vector<detail::ByteMap> maps_;
-  std::vector<detail::ScaleChannelPlan> plans_;
+  std::unique_ptr<detail::ScaleFixedPlans> plans_;  // null: not planned
 };
 
 /// QuantizedShuffle (uint8), type 0 (split) or 1 (interleave); srcC0 and

@@ -13,7 +13,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 
 #include <hwy/highway.h>
 
@@ -234,26 +233,17 @@ HWY_INLINE void ScalePixel(DF df, const uint8_t* s, uint8_t* d, size_t c, size_t
 // are those of the fp32 formula. Planning costs about as much as the fp32
 // formula on 300-400 bytes per channel, so only calls of at least
 // kScaleFixedMinLen positions plan.
-constexpr size_t kScaleFixedMaxC = 512;     // channels planned (stack arrays)
+// (The plans' limits and layout, kScaleFixedMaxC, kScaleFixedW,
+// kScaleFixedPatches and ScaleFixedPlans, are in quant-inl.h: a
+// QuantizedScaleContext keeps one set for every target.)
+using detail::kScaleFixedMaxC;
+using detail::kScaleFixedPatches;
+using detail::kScaleFixedW;
+using detail::ScaleFixedPlans;
 constexpr size_t kScaleFixedMinLen = 1024;  // positions per call
-constexpr size_t kScaleFixedW = 64;         // bytes per chunk: 2 * Lanes(int16), at most
-constexpr size_t kScaleFixedPatches = 8;    // NHWC channels without a plan, fixed up per pixel
 constexpr int kScaleFixedMaxShift = 7;      // the largest s for which saturation still clamps
-constexpr size_t kScaleNhwcBlockBytes = 4096;  // NHWC: bytes of pixels per block, about
+constexpr size_t kScaleNhwcBlockBytes = 8192;  // NHWC: bytes of pixels per block, about
 constexpr size_t kScaleNhwcBlockPixels = 64;   // and at most this many pixels
-
-struct ScaleFixedPlans {
-  static constexpr size_t kSize = kScaleFixedMaxC + kScaleFixedW;  // padded to whole chunks
-  HWY_ALIGN int16_t m[kSize], b[kSize], p[kSize];  // p = 2^(16 - s)
-  HWY_ALIGN uint8_t e0x[kSize], e0y[kSize], e1x[kSize], e1y[kSize];
-  int shift[kSize];
-  uint8_t exceptions[kSize];  // how many of the two are used
-  bool ok[kSize];
-  size_t failed = 0;   // channels below the planner's patchLimit without a plan
-  size_t patches = 0;  // the first kScaleFixedPatches of them, with their maps
-  size_t patchC[kScaleFixedPatches];
-  uint8_t patchMap[kScaleFixedPatches][256];
-};
 
 // The constants of one vector of bytes: per lane from arrays (NHWC; M, B
 // and P in the chunk's lane order, see FixedLaneChannel; exceptions in byte
@@ -471,10 +461,11 @@ HWY_INLINE size_t FixedChannelSearch(D16 d16, const int16_t* want, int s, int16_
 // inputs (from the bits of FixedChunkMisses), its first two misses as the
 // exceptions (unused ones: (0, map[0])), and the channels with more than two
 // misses left without a plan; the first kScaleFixedPatches such channels
-// below patchLimit keep their maps.
+// below patchLimit keep their maps. Channels with more than searchAbove
+// misses search nearby lines (FixedChannelSearch).
 HWY_INLINE void FixedChunkExceptions(const uint8_t* map, size_t W, size_t c, size_t n,
                                      const uint64_t* bits0, const uint64_t* bits1,
-                                     size_t patchLimit, ScaleFixedPlans& p) {
+                                     size_t patchLimit, size_t searchAbove, ScaleFixedPlans& p) {
   uint16_t count[2][kScaleFixedW] = {};
   uint8_t first[2][kScaleFixedW][2] = {};
   for (size_t x = 0; x < 256; ++x) {
@@ -492,7 +483,7 @@ HWY_INLINE void FixedChunkExceptions(const uint8_t* map, size_t W, size_t c, siz
     uint8_t x0 = misses >= 1 ? first[j][i][0] : 0, x1 = misses >= 2 ? first[j][i][1] : 0;
     const size_t ch = c + i;
     p.b[ch] = static_cast<int16_t>(p.b[ch] + j);
-    if (misses > 2 && p.ok[ch]) {
+    if (misses > searchAbove && p.ok[ch]) {
       const hn::ScalableTag<int16_t> d16;
       HWY_ALIGN int16_t want[256];
       for (size_t x = 0; x < 256; ++x) want[x] = map[x * W + i];
@@ -508,7 +499,6 @@ HWY_INLINE void FixedChunkExceptions(const uint8_t* map, size_t W, size_t c, siz
     if (p.failed < kScaleFixedPatches) {
       p.patchC[p.failed] = ch;
       for (size_t x = 0; x < 256; ++x) p.patchMap[p.failed][x] = map[x * W + i];
-      p.patches = p.failed + 1;
     }
     ++p.failed;
   }
@@ -517,9 +507,13 @@ HWY_INLINE void FixedChunkExceptions(const uint8_t* map, size_t W, size_t c, siz
 // Plans every channel of the call into p (natural channel order). Channels
 // below patchLimit without a plan are counted, and the first
 // kScaleFixedPatches keep their maps (NHWC fixes them up per pixel).
+// searchAbove: see FixedChunkExceptions (2: only channels that would have
+// no plan; a context, planning once, also searches for channels with two
+// exceptions, whose NHWC chunk would otherwise blend two per vector).
 template <bool kHasBias, bool kClamp4>
 HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
-                                 const QuantizeParams& q, size_t patchLimit, ScaleFixedPlans& p) {
+                                 const QuantizeParams& q, size_t patchLimit, ScaleFixedPlans& p,
+                                 size_t searchAbove = 2) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
   const size_t N = hn::Lanes(df), N16 = hn::Lanes(hn::ScalableTag<int16_t>()), W = 2 * N16;
@@ -555,7 +549,6 @@ HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& 
   HWY_ALIGN int16_t lm[kScaleFixedW], lb[kScaleFixedW], lp[kScaleFixedW];  // lane order
   uint64_t bits0[256], bits1[256];
   p.failed = 0;
-  p.patches = 0;
   for (size_t c0 = 0; c0 < C; c0 += W) {
     for (size_t i = 0; i < W; ++i) {
       scb[i] = c0 + i < C ? a.scale[c0 + i] : 0.0f;
@@ -574,41 +567,18 @@ HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& 
               ScaleFinish<kHasBias, false, kClamp4>(df, t, sc3, bi3, k, q), map + x * W);
     }
     FixedChunkMisses(hn::ScalableTag<int16_t>(), lm, lb, lp, map, W, bits0, bits1);
-    FixedChunkExceptions(map, W, c0, HWY_MIN(W, C - c0), bits0, bits1, patchLimit, p);
+    FixedChunkExceptions(map, W, c0, HWY_MIN(W, C - c0), bits0, bits1, patchLimit, searchAbove, p);
   }
 }
 
-// The plans a QuantizedScaleContext keeps (a.prepared), in place of
-// PlanScaleFixed: the same fields, and the channels below patchLimit without
-// a plan counted, the first kScaleFixedPatches with their stored maps.
-HWY_INLINE void LoadScaleFixed(const detail::ScaleArgs& a, size_t patchLimit,
-                               ScaleFixedPlans& p) {
-  const size_t W = 2 * hn::Lanes(hn::ScalableTag<int16_t>());
-  const size_t C = a.channels, Cpad = (C + W - 1) / W * W;
-  const detail::ScaleChannelPlan* const plans = a.prepared.plans;
-  p.failed = 0;
-  p.patches = 0;
-  for (size_t c = 0; c < Cpad; ++c) {
-    const detail::ScaleChannelPlan cp = c < C ? plans[c] : detail::ScaleChannelPlan{};
-    const int sh = c < C ? cp.shift : kScaleFixedMaxShift;
-    p.m[c] = cp.m;
-    p.b[c] = cp.b;
-    p.p[c] = static_cast<int16_t>(1 << (16 - sh));
-    p.shift[c] = sh;
-    p.e0x[c] = cp.e0x;
-    p.e0y[c] = cp.e0y;
-    p.e1x[c] = cp.e1x;
-    p.e1y[c] = cp.e1y;
-    p.exceptions[c] = cp.exceptions;
-    p.ok[c] = cp.ok;
-    if (cp.ok || c >= HWY_MIN(C, patchLimit)) continue;
-    if (p.failed < kScaleFixedPatches) {
-      p.patchC[p.failed] = c;
-      std::memcpy(p.patchMap[p.failed], a.prepared.maps[c].t, 256);
-      p.patches = p.failed + 1;
-    }
-    ++p.failed;
-  }
+// How many channels below Cf have no plan (they are p's first patches:
+// PlanScaleFixed lists them in channel order); false where more than
+// kScaleFixedPatches do.
+HWY_INLINE bool ScalePatchesBelow(const ScaleFixedPlans& p, size_t Cf, size_t& patches) {
+  size_t failed = 0;
+  for (size_t c = 0; c < Cf; ++c) failed += p.ok[c] ? 0 : 1;
+  patches = failed;
+  return failed <= kScaleFixedPatches;
 }
 
 // NCHW without byte tables, row by row: channels with a plan in p in fixed
@@ -660,11 +630,12 @@ HWY_INLINE void ScaleNchwRows(const detail::ScaleArgs& a, const ScaleParams& k,
 }
 
 // NHWC: channels [0, Cf) (whole chunks) in fixed point, per lane; the rest of
-// each pixel in fp32; channels without a plan (p.patches of them) from their
+// each pixel in fp32; channels without a plan (the first `patches` of p.patchC) from their
 // maps, by the bytes read before the pixel is written (in place works).
 template <bool kHasBias, bool kNaN, bool kClamp4>
 HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& k,
-                                 const QuantizeParams& q, const ScaleFixedPlans& p, size_t Cf) {
+                                 const QuantizeParams& q, const ScaleFixedPlans& p, size_t Cf,
+                                 size_t patches) {
   const hn::ScalableTag<float> df;
   const size_t N16 = hn::Lanes(hn::ScalableTag<int16_t>()), W = 2 * N16;
   // The constants in the chunks' lane order, in locals (which the byte
@@ -699,7 +670,6 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
   std::memcpy(ke[2], p.e1x, Cf);
   std::memcpy(ke[3], p.e1y, Cf);
   const FixedLaneArrays arr{km, kb, kp, ke[0], ke[1], ke[2], ke[3]};
-  const size_t patches = p.patches;
   size_t patchC[kScaleFixedPatches];
   for (size_t j = 0; j < patches; ++j) patchC[j] = p.patchC[j];
   const float* const scale = a.scale;
@@ -707,7 +677,7 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
   const size_t C = a.channels;
   const uint8_t* const src = a.src + a.sBegin * C;
   uint8_t* const dst = a.dst + a.sBegin * C;
-  const size_t pixels = a.sEnd - a.sBegin, n = pixels * C;
+  const size_t pixels = a.sEnd - a.sBegin;
   // Blocks of pixels, chunk by chunk: a chunk's constant vectors (eight, ten
   // with P) stay in registers for the block's pixels, and the blends run only
   // as many exceptions as the chunk's channels use.
@@ -723,7 +693,6 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
     const size_t g = HWY_MIN(block, pixels - i0);
     const uint8_t* s = src + i0 * C;
     uint8_t* d = dst + i0 * C;
-    PrefetchAheadLines(src, i0 * C, g * C, n);
     uint8_t saved[kScaleNhwcBlockPixels][kScaleFixedPatches];
     for (size_t j = 0; j < patches; ++j) {
       for (size_t r = 0; r < g; ++r) saved[r][j] = s[r * C + patchAt[j]];
@@ -783,19 +752,22 @@ HWY_NOINLINE bool ScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
     }
     const size_t Cf = kNhwc ? a.channels / W * W : 0;
     if (kNhwc && Cf == 0) return false;
+    // The planner's stack copy, or the context's plans (made for all
+    // channels: the patches below Cf are the first of their list).
+    const auto run = [&](const ScaleFixedPlans& plans) HWY_ATTR {
+      if constexpr (kNhwc) {
+        size_t patches = 0;
+        if (!ScalePatchesBelow(plans, Cf, patches)) return false;
+        ScaleNhwcFixed<kHasBias, kNaN, kClamp4>(a, k, q, plans, Cf, patches);
+      } else {
+        ScaleNchwRows<kHasBias, kNaN, kClamp4>(a, k, q, &plans);
+      }
+      return true;
+    };
+    if (stored) return run(*a.prepared.plans);
     ScaleFixedPlans plans;
-    if (stored) {
-      LoadScaleFixed(a, Cf, plans);
-    } else {
-      PlanScaleFixed<kHasBias, kClamp4>(a, k, q, Cf, plans);
-    }
-    if constexpr (kNhwc) {
-      if (plans.failed > kScaleFixedPatches) return false;
-      ScaleNhwcFixed<kHasBias, kNaN, kClamp4>(a, k, q, plans, Cf);
-    } else {
-      ScaleNchwRows<kHasBias, kNaN, kClamp4>(a, k, q, &plans);
-    }
-    return true;
+    PlanScaleFixed<kHasBias, kClamp4>(a, k, q, Cf, plans);
+    return run(plans);
   }
 }
 
@@ -851,10 +823,11 @@ void ScaleKernel(const detail::ScaleArgs& a) {
 // A QuantizedScaleContext's work done once: every channel's byte map (the
 // fp32 formula's bytes, by the same vector code as ScaleTable) into maps[C]
 // and, where this target can plan and no lane can be NaN, every channel's
-// fixed-point plan into plans[C]. Returns whether plans were written.
+// fixed-point plan into plans (channels without one all listed as patches,
+// up to kScaleFixedPatches). Returns whether plans were written.
 template <class Cfg>
 bool ScalePrepareKernel(const detail::ScaleArgs& a, detail::ByteMap* maps,
-                        detail::ScaleChannelPlan* plans) {
+                        ScaleFixedPlans* plans) {
   constexpr bool kBias = Cfg::hasBias;
   const QuantizeParams q = MakeQuantize(a.dstZero, 0, 255);
   const ScaleParams k{a.srcZero, a.srcScale, a.invDstScale};
@@ -872,20 +845,7 @@ bool ScalePrepareKernel(const detail::ScaleArgs& a, detail::ByteMap* maps,
     if constexpr (!kNaN && HWY_TARGET != HWY_SCALAR) {
       const size_t W = 2 * hn::Lanes(hn::ScalableTag<int16_t>());
       if (W > kScaleFixedW || a.channels > kScaleFixedMaxC) return;
-      const auto p = std::make_unique<ScaleFixedPlans>();  // 12 KiB
-      PlanScaleFixed<kBias, kClamp>(a, k, q, 0, *p);
-      for (size_t c = 0; c < a.channels; ++c) {
-        detail::ScaleChannelPlan& cp = plans[c];
-        cp.m = p->m[c];
-        cp.b = p->b[c];
-        cp.shift = static_cast<uint8_t>(p->shift[c]);
-        cp.exceptions = p->exceptions[c];
-        cp.e0x = p->e0x[c];
-        cp.e0y = p->e0y[c];
-        cp.e1x = p->e1x[c];
-        cp.e1y = p->e1y[c];
-        cp.ok = p->ok[c];
-      }
+      PlanScaleFixed<kBias, kClamp>(a, k, q, a.channels, *plans, 1);
       planned = true;
     }
   });
