@@ -308,6 +308,15 @@ TEST_CASE("QuantizedConcat matches the reference on every target", "[quant]") {
       CheckConcat(10, 131, size, std::vector<int32_t>(10, -77), std::vector<float>(10, 0.03f),
                   1.0f / 0.05f, 40);
     }
+    // Equal halves of a vector or more (AVX3_DL maps both block by block),
+    // whole vectors or not, alone and as the second group of 10 inputs.
+    for (size_t n : {size_t{64}, size_t{100}, size_t{128}, size_t{1024}}) {
+      CheckConcat(2, 37, {n, n}, {-3, -250}, {0.0213f, 0.0347f}, 1.0f / 0.0419f, 5);
+      std::vector<size_t> size(10, 5);
+      size[8] = size[9] = n;
+      CheckConcat(10, 13, size, std::vector<int32_t>(10, -77), std::vector<float>(10, 0.03f),
+                  1.0f / 0.05f, 40);
+    }
     // Rows of 16 and 32 bytes, several to a vector, and an odd number of
     // them: the last rows are left over after the whole vectors.
     CheckConcat(2, 301, {16, 32}, {-12, -130}, {0.0213f, 0.0347f}, 1.0f / 0.0419f, 5);
