@@ -108,12 +108,13 @@ void BM_QuantScaleContext(benchmark::State& state) {
   Tensor<uint8_t> dst(C * S);
   const float srcScale = 0.02f, dstScale = 0.05f;
   const float* b = kBias ? bias.data() : nullptr;
-  const synetk::QuantizedScaleContext<synetk::Nchw> nchw(&srcScale, 100, C, scale.data(), b, &dstScale, 120);
-  const synetk::QuantizedScaleContext<synetk::Nhwc> nhwcCtx(&srcScale, 100, C, scale.data(), b, &dstScale, 120);
-  TimeAgainstMemcpy(state, Traffic{C * S, C * S}, [&] {
-    if (nhwc) nhwcCtx.Forward(src.data(), S, dst.data());
-    else nchw.Forward(src.data(), S, dst.data());
-  });
+  auto run = [&](auto fmt) {
+    const synetk::QuantizedScaleContext<decltype(fmt)> ctx(&srcScale, 100, C, scale.data(), b,
+                                                           &dstScale, 120);
+    TimeAgainstMemcpy(state, Traffic{C * S, C * S}, [&] { ctx.Forward(src.data(), S, dst.data()); });
+  };
+  if (nhwc) run(synetk::Nhwc());
+  else run(synetk::Nchw());
 }
 
 // srcC0 = srcC1 = C/2.

@@ -310,7 +310,7 @@ TEST_CASE("QuantizedConcat matches the reference on every target", "[quant]") {
     }
     // Equal halves of a vector or more (AVX3_DL maps both block by block),
     // whole vectors or not, alone and as the second group of 10 inputs.
-    for (size_t n : {size_t{64}, size_t{100}, size_t{128}, size_t{1024}}) {
+    for (size_t n : {size_t{63}, size_t{64}, size_t{100}, size_t{128}, size_t{1024}, size_t{1025}}) {
       CheckConcat(2, 37, {n, n}, {-3, -250}, {0.0213f, 0.0347f}, 1.0f / 0.0419f, 5);
       std::vector<size_t> size(10, 5);
       size[8] = size[9] = n;
@@ -469,8 +469,12 @@ TEST_CASE("QuantizedScale matches the reference on every target", "[quant]") {
 }
 
 TEST_CASE("QuantizedScaleContext made on one target runs on every target", "[quant]") {
-  // The stored maps and plans do not depend on the target that made them
-  // (made here on the best target, or on SCALAR, which plans nothing).
+  // The stored maps and plans do not depend on the target that made them:
+  // contexts made on each target (SCALAR or EMU128 plan nothing) run on each.
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  struct Reset {  // also when a REQUIRE throws
+    ~Reset() { hwy::SetSupportedTargetsForTest(0); }
+  } reset;
   for (bool withBias : {true, false}) {
     for (auto [C, S] : {std::pair<size_t, size_t>{64, 1030}, {70, 300}, {33, 65}}) {
       const ScaleCase k = MakeScale(C, S, withBias);
@@ -480,32 +484,28 @@ TEST_CASE("QuantizedScaleContext made on one target runs on every target", "[qua
                                               bias, k.dstScale, k.dstZero, false);
       const auto nhwcWant = synetk_ref::Scale(nhwcIn, k.srcScale, k.srcZero, C, S, k.scale.data(),
                                               bias, k.dstScale, k.dstZero, true);
-      const synetk::QuantizedScaleContext<synetk::Nchw> nchw(&k.srcScale, k.srcZero, C,
-                                                             k.scale.data(), bias, &k.dstScale,
-                                                             k.dstZero);
-      const synetk::QuantizedScaleContext<synetk::Nhwc> nhwc(&k.srcScale, k.srcZero, C,
-                                                             k.scale.data(), bias, &k.dstScale,
-                                                             k.dstZero);
-      REQUIRE(nhwc.InternalBufferSize() >= 256 * C);
-      std::unique_ptr<synetk::QuantizedScaleContext<synetk::Nhwc>> scalarMade;
-      hwy::SetSupportedTargetsForTest(HWY_SCALAR);
-      if (std::string(synetk::ChosenTargetName()) == "SCALAR") {
-        scalarMade = std::make_unique<synetk::QuantizedScaleContext<synetk::Nhwc>>(
-            &k.srcScale, k.srcZero, C, k.scale.data(), bias, &k.dstScale, k.dstZero);
-      }
-      hwy::SetSupportedTargetsForTest(0);
-      SYNETK_FOR_EACH_TARGET([&] {
-        INFO("C=" << C << " S=" << S << " bias=" << withBias);
-        std::vector<uint8_t> out(C * S);
-        nchw.Forward(k.src.data(), S, out.data());
-        REQUIRE_SAME(out, nchwWant);
-        nhwc.Forward(nhwcIn.data(), S, out.data());
-        REQUIRE_SAME(out, nhwcWant);
-        if (scalarMade) {
-          scalarMade->Forward(nhwcIn.data(), S, out.data());
+      for (int64_t maker : targets) {
+        hwy::SetSupportedTargetsForTest(maker);
+        REQUIRE(synetk::ChosenTarget() == maker);
+        const synetk::QuantizedScaleContext<synetk::Nchw> nchw(&k.srcScale, k.srcZero, C,
+                                                               k.scale.data(), bias, &k.dstScale,
+                                                               k.dstZero);
+        const synetk::QuantizedScaleContext<synetk::Nhwc> nhwc(&k.srcScale, k.srcZero, C,
+                                                               k.scale.data(), bias, &k.dstScale,
+                                                               k.dstZero);
+        REQUIRE(nchw.InternalBufferSize() >= 256 * C);
+        for (int64_t runner : targets) {
+          hwy::SetSupportedTargetsForTest(runner);
+          REQUIRE(synetk::ChosenTarget() == runner);
+          INFO("C=" << C << " S=" << S << " bias=" << withBias << " made on "
+                    << hwy::TargetName(maker) << ", run on " << hwy::TargetName(runner));
+          std::vector<uint8_t> out(C * S);
+          nchw.Forward(k.src.data(), S, out.data());
+          REQUIRE_SAME(out, nchwWant);
+          nhwc.Forward(nhwcIn.data(), S, out.data());
           REQUIRE_SAME(out, nhwcWant);
         }
-      });
+      }
     }
   }
 }
@@ -696,7 +696,9 @@ void CheckQuantParts(size_t C, size_t S) {
 TEST_CASE("quantization layers split into parts give the whole call's bytes", "[quant][parts]") {
   SYNETK_FOR_EACH_TARGET([] {
     // Short and long rows (the latter plan the 16-bit fixed-point path).
-    for (auto [C, S] : {std::pair<size_t, size_t>{6, 37}, {18, 300}, {64, 3136 / 4}, {40, 2100}}) {
+    // {256, 37}: concat halves of 128 bytes, mapped block by block on AVX3_DL.
+    for (auto [C, S] : {std::pair<size_t, size_t>{6, 37}, {18, 300}, {64, 3136 / 4}, {40, 2100},
+                        {256, 37}}) {
       CheckQuantParts<synetk::Nchw>(C, S);
       CheckQuantParts<synetk::Nhwc>(C, S);
     }

@@ -11,8 +11,6 @@
 
 #include "synetk/format.h"
 
-#include <hwy/base.h>
-
 namespace synetk {
 namespace detail {
 
@@ -57,10 +55,12 @@ struct ConcatArgs {
 constexpr size_t kScaleFixedMaxC = 512;   // channels planned
 constexpr size_t kScaleFixedW = 64;       // bytes per chunk: 2 * Lanes(int16), at most
 constexpr size_t kScaleFixedPatches = 8;  // NHWC channels without a plan, fixed up per pixel
+// (alignas, not HWY_ALIGN: that follows the target being compiled, and this
+// type is shared by every target and every translation unit.)
 struct ScaleFixedPlans {
   static constexpr size_t kSize = kScaleFixedMaxC + kScaleFixedW;  // padded to whole chunks
-  HWY_ALIGN int16_t m[kSize], b[kSize], p[kSize];  // p = 2^(16 - s)
-  HWY_ALIGN uint8_t e0x[kSize], e0y[kSize], e1x[kSize], e1y[kSize];
+  alignas(64) int16_t m[kSize], b[kSize], p[kSize];  // p = 2^(16 - s)
+  alignas(64) uint8_t e0x[kSize], e0y[kSize], e1x[kSize], e1y[kSize];
   int shift[kSize];
   uint8_t exceptions[kSize];  // how many of the two are used
   bool ok[kSize];
@@ -72,8 +72,8 @@ struct ScaleFixedPlans {
 };
 
 // What a QuantizedScaleContext worked out once: each channel's byte map
-// (maps[c].t[x] is the output for input x; the fp32 formula's bytes) and,
-// where the planner ran, the plans. Null: none (per-call work).
+// (maps[c].t[x] is the output for input x; the fp32 formula's bytes; NCHW
+// only) and, where the planner ran, the plans. Null: none (per-call work).
 struct ByteMap;
 struct ScalePrepared {
   const ByteMap* maps = nullptr;

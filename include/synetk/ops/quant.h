@@ -277,13 +277,14 @@ struct QuantizedScale {
 };
 
 /// QuantizedScale with its parameters fixed, as an engine's layer holds them:
-/// the constructor validates and copies them and works out once, for every
-/// channel, its 256-entry byte map and (on SIMD targets) its fixed-point
-/// plan, which the stateless QuantizedScale redoes on every long call.
-/// Forward gives exactly QuantizedScale's bytes; it is const and may run on
-/// several threads at once (parts). InternalBufferSize reports the bytes
-/// kept (a 256-byte map and the copied scale and bias per channel, and 13
-/// KiB of plans for at most 512 channels).
+/// the constructor validates and copies them and works out once what the
+/// stateless QuantizedScale redoes on every long call: each channel's
+/// 256-entry byte map (NCHW) and fixed-point plan (SIMD targets other than
+/// SCALAR, at most 512 channels, and no lane that can be inf * 0; otherwise
+/// each long call plans as the functor does). Forward gives exactly
+/// QuantizedScale's bytes; it is const and may run on several threads at once
+/// (parts). InternalBufferSize reports the bytes kept: the copied scale and
+/// bias, 256 per channel in NCHW, and about 11 KiB of plans.
 template <class Format>
 class QuantizedScaleContext final : public Context {
  public:
@@ -298,16 +299,18 @@ class QuantizedScaleContext final : public Context {
     if (bias != nullptr) bias_.assign(bias, bias + channels);
     args_.scale = scale_.data();
     args_.bias = bias != nullptr ? bias_.data() : nullptr;
-    maps_.resize(channels);
+    // Only NCHW rows go through whole maps (NHWC patches keep their own).
+    if (std::is_same_v<Format, Nchw>) maps_.resize(channels);
+    ByteMap* const maps = maps_.empty() ? nullptr : maps_.data();
     plans_ = std::make_unique<ScaleFixedPlans>();
     using WithBias = ScaleCfg<Format, true>;
     using NoBias = ScaleCfg<Format, false>;
     const bool planned =
         bias != nullptr
-            ? SYNETK_DISPATCH(ScalePrepareKernel<WithBias>)(args_, maps_.data(), plans_.get())
-            : SYNETK_DISPATCH(ScalePrepareKernel<NoBias>)(args_, maps_.data(), plans_.get());
+            ? SYNETK_DISPATCH(ScalePrepareKernel<WithBias>)(args_, maps, plans_.get())
+            : SYNETK_DISPATCH(ScalePrepareKernel<NoBias>)(args_, maps, plans_.get());
     if (!planned) plans_.reset();
-    args_.prepared.maps = maps_.data();
+    args_.prepared.maps = maps;
     args_.prepared.plans = plans_.get();
   }
 

@@ -654,7 +654,7 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
     FixedLaneConstants(p, c0, N16, km + c0, kb + c0, kp + c0);
     for (size_t c = c0; c < c0 + W; ++c) {
       if (!p.ok[c]) continue;
-      used = HWY_MAX(used, p.exceptions[c]);
+      used = static_cast<uint8_t>(HWY_MAX(used, p.exceptions[c]));
       if (first || shared == p.shift[c]) {
         shared = p.shift[c];
       } else {
@@ -822,7 +822,7 @@ void ScaleKernel(const detail::ScaleArgs& a) {
 
 // A QuantizedScaleContext's work done once: every channel's byte map (the
 // fp32 formula's bytes, by the same vector code as ScaleTable) into maps[C]
-// and, where this target can plan and no lane can be NaN, every channel's
+// (unless null) and, where this target can plan and no lane can be NaN, every channel's
 // fixed-point plan into plans (channels without one all listed as patches,
 // up to kScaleFixedPatches). Returns whether plans were written.
 template <class Cfg>
@@ -837,7 +837,7 @@ bool ScalePrepareKernel(const detail::ScaleArgs& a, detail::ByteMap* maps,
     const hn::ScalableTag<float> df;
     HWY_ALIGN float u[256];
     ScaleSourceTable(k, u);
-    for (size_t c = 0; c < a.channels; ++c) {
+    for (size_t c = 0; maps != nullptr && c < a.channels; ++c) {
       const auto sc = hn::Set(df, a.scale[c]);
       const auto bi = hn::Set(df, kBias ? a.bias[c] : 0.0f);
       ScaleTable<kBias, kNaN, kClamp>(df, u, sc, bi, k, q, maps[c]);
