@@ -78,21 +78,33 @@ void BM_QuantConcat(benchmark::State& state) {
   });
 }
 
+// QuantizedScale's benchmark tensors and parameters (C x S, bias or none).
+template <bool kBias>
+struct ScaleBench {
+  size_t C, S;
+  bool nhwc;
+  Tensor<uint8_t> src;
+  Tensor<float> scale, bias;
+  Tensor<uint8_t> dst;
+  float srcScale = 0.02f, dstScale = 0.05f;
+  static constexpr int kSrcZero = 100, kDstZero = 120;
+  explicit ScaleBench(const benchmark::State& state)
+      : C(state.range(0)), S(state.range(1)), nhwc(state.range(2) != 0),
+        src(Random<uint8_t>(C * S)), scale(Random<float>(C)), bias(Random<float>(C)), dst(C * S) {}
+  const float* Bias() const { return kBias ? bias.data() : nullptr; }
+  Traffic Bytes() const { return Traffic{C * S, C * S}; }
+};
+
 template <bool kBias>
 void BM_QuantScale(benchmark::State& state) {
-  const size_t C = state.range(0), S = state.range(1);
-  const bool nhwc = state.range(2) != 0;
-  auto src = Random<uint8_t>(C * S);
-  auto scale = Random<float>(C), bias = Random<float>(C);
-  Tensor<uint8_t> dst(C * S);
-  const float srcScale = 0.02f, dstScale = 0.05f;
-  Traffic tr{C * S, C * S};
+  ScaleBench<kBias> b(state);
   auto run = [&](auto fmt) {
-    synetk::QuantizedScale<decltype(fmt)>()(src.data(), &srcScale, 100, C, S, scale.data(),
-                                            kBias ? bias.data() : nullptr, dst.data(), &dstScale, 120);
+    synetk::QuantizedScale<decltype(fmt)>()(b.src.data(), &b.srcScale, b.kSrcZero, b.C, b.S,
+                                            b.scale.data(), b.Bias(), b.dst.data(), &b.dstScale,
+                                            b.kDstZero);
   };
-  TimeAgainstMemcpy(state, tr, [&] {
-    if (nhwc) run(synetk::Nhwc());
+  TimeAgainstMemcpy(state, b.Bytes(), [&] {
+    if (b.nhwc) run(synetk::Nhwc());
     else run(synetk::Nchw());
   });
 }
@@ -101,19 +113,14 @@ void BM_QuantScale(benchmark::State& state) {
 // engine's layer holds one): maps and fixed-point plans worked out once.
 template <bool kBias>
 void BM_QuantScaleContext(benchmark::State& state) {
-  const size_t C = state.range(0), S = state.range(1);
-  const bool nhwc = state.range(2) != 0;
-  auto src = Random<uint8_t>(C * S);
-  auto scale = Random<float>(C), bias = Random<float>(C);
-  Tensor<uint8_t> dst(C * S);
-  const float srcScale = 0.02f, dstScale = 0.05f;
-  const float* b = kBias ? bias.data() : nullptr;
+  ScaleBench<kBias> b(state);
   auto run = [&](auto fmt) {
-    const synetk::QuantizedScaleContext<decltype(fmt)> ctx(&srcScale, 100, C, scale.data(), b,
-                                                           &dstScale, 120);
-    TimeAgainstMemcpy(state, Traffic{C * S, C * S}, [&] { ctx.Forward(src.data(), S, dst.data()); });
+    const synetk::QuantizedScaleContext<decltype(fmt)> ctx(&b.srcScale, b.kSrcZero, b.C,
+                                                           b.scale.data(), b.Bias(), &b.dstScale,
+                                                           b.kDstZero);
+    TimeAgainstMemcpy(state, b.Bytes(), [&] { ctx.Forward(b.src.data(), b.S, b.dst.data()); });
   };
-  if (nhwc) run(synetk::Nhwc());
+  if (b.nhwc) run(synetk::Nhwc());
   else run(synetk::Nchw());
 }
 

@@ -818,20 +818,21 @@ void ConcatKernel(const detail::ConcatArgs& a) {
     size_t first = a.begin;  // blocks before it: done by the pair path
 #if HWY_TARGET == HWY_AVX3_DL
     const size_t n0 = a.size[s0];
-    if (group == 2 && a.size[s0 + 1] == n0 && (n0 == 8 || n0 == 16 || n0 == 32) &&
-        ops[0].table && ops[1].table) {
-      first += ConcatEqualPairs(ops[0], ops[1], a.src[s0] + first * n0, a.src[s0 + 1] + first * n0,
-                                n0, a.end - first, a.dst + first * total + offset0, total);
-    } else if (group == 2 && a.size[s0 + 1] == n0 && n0 >= 64 && n0 <= 1024 && ops[0].table &&
-               ops[1].table) {
-      // Equal pieces of a vector or more (NHWC pixels): both inputs block by
-      // block, so that dst is one stream (band by band, input by input:
-      // 256x28x28, 128 + 128 channels, 2.7 -> 1.7 us; long NCHW rows run
-      // slower so, 1.6 -> 2.2 us).
-      MapByteRowPairs(ops[0].map, a.src[s0] + first * n0, a.dst + first * total + offset0,
-                      ops[1].map, a.src[s0 + 1] + first * n0, a.dst + first * total + offset0 + n0,
-                      n0, n0, a.end - first, total);
-      first = a.end;
+    if (group == 2 && a.size[s0 + 1] == n0 && ops[0].table && ops[1].table) {
+      const uint8_t* const srcA = a.src[s0] + first * n0;
+      const uint8_t* const srcB = a.src[s0 + 1] + first * n0;
+      uint8_t* const out = a.dst + first * total + offset0;
+      if (n0 == 8 || n0 == 16 || n0 == 32) {
+        first += ConcatEqualPairs(ops[0], ops[1], srcA, srcB, n0, a.end - first, out, total);
+      } else if (n0 >= 64 && n0 <= 1024) {
+        // Pieces of a vector or more (NHWC pixels): both inputs block by
+        // block, so that dst is one stream (band by band, input by input:
+        // 256x28x28, 128 + 128 channels, 2.7 -> 1.7 us; long NCHW rows run
+        // slower so, 1.6 -> 2.2 us).
+        MapByteRowPairs(ops[0].map, srcA, out, ops[1].map, srcB, out + n0, n0, n0, a.end - first,
+                        total);
+        first = a.end;
+      }
     }
 #endif
     for (size_t b = first; b < a.end; b += band) {

@@ -95,12 +95,20 @@ inline ScaleArgs CheckScaleParams(const char* layer, const float* srcScale, int 
   return a;
 }
 
-// QuantizedScale's tensors and part, validated into a; false: nothing to do.
-inline bool CheckScaleTensors(const char* layer, ScaleArgs& a, const uint8_t* src, size_t spatial,
-                              uint8_t* dst, Range& part) {
+// QuantizedScale's tensor shape; returns its element count. Checked before
+// the parameters, which read scale[channels - 1].
+inline size_t CheckScaleShape(const char* layer, size_t channels, size_t spatial) {
+  CheckPositive(layer, "channels", channels);
   CheckPositive(layer, "spatial", spatial);
-  const size_t n = CheckedProduct(layer, "channels*spatial", {a.channels, spatial});
+  const size_t n = CheckedProduct(layer, "channels*spatial", {channels, spatial});
   CheckedBytes(layer, "channels*spatial", n, sizeof(float));
+  return n;
+}
+
+// QuantizedScale's tensors (n elements each, CheckScaleShape) and part,
+// validated into a; false: nothing to do.
+inline bool CheckScaleTensors(const char* layer, ScaleArgs& a, const uint8_t* src, size_t spatial,
+                              size_t n, uint8_t* dst, Range& part) {
   CheckNotNull(layer, "src", src);
   CheckNotNull(layer, "dst", dst);
   CheckNoPartialOverlap(layer, "dst", dst, n, "src", src, n, true);
@@ -244,6 +252,22 @@ struct QuantizedConcat {
   }
 };
 
+namespace impl {
+
+// QuantizedScale's kernel for the call's format and bias (a.bias null: none).
+template <class Format>
+inline void RunScale(const detail::ScaleArgs& a) {
+  using WithBias = detail::ScaleCfg<Format, true>;
+  using NoBias = detail::ScaleCfg<Format, false>;
+  if (a.bias != nullptr) {
+    SYNETK_DISPATCH(ScaleKernel<WithBias>)(a);
+  } else {
+    SYNETK_DISPATCH(ScaleKernel<NoBias>)(a);
+  }
+}
+
+}  // namespace impl
+
 /// QuantizedScale (uint8), per channel c:
 ///   v = float(src - srcZero) * srcScale[0]; v = v*scale[c] + (bias ? bias[c] : 0);
 ///   dst = clamp(Round(v * (1/dstScale[0])) + dstZero, 0, 255)
@@ -258,21 +282,11 @@ struct QuantizedScale {
                   const float* dstScale, int dstZero, Range part = Range::All()) const {
     using namespace detail;
     static_assert(kIsFormat<Format>, "Format must be synetk::Nchw or synetk::Nhwc");
-    // The sizes first: the parameter checks read scale[channels - 1].
-    CheckPositive(kLayer, "channels", channels);
-    CheckPositive(kLayer, "spatial", spatial);
-    CheckedBytes(kLayer, "channels*spatial",
-                 CheckedProduct(kLayer, "channels*spatial", {channels, spatial}), sizeof(float));
+    const size_t n = CheckScaleShape(kLayer, channels, spatial);
     ScaleArgs a = CheckScaleParams(kLayer, srcScale, srcZero, channels, scale, bias, dstScale,
                                    dstZero);
-    if (!CheckScaleTensors(kLayer, a, src, spatial, dst, part)) return;
-    using WithBias = ScaleCfg<Format, true>;
-    using NoBias = ScaleCfg<Format, false>;
-    if (bias != nullptr) {
-      SYNETK_DISPATCH(ScaleKernel<WithBias>)(a);
-    } else {
-      SYNETK_DISPATCH(ScaleKernel<NoBias>)(a);
-    }
+    if (!CheckScaleTensors(kLayer, a, src, spatial, n, dst, part)) return;
+    impl::RunScale<Format>(a);
   }
 };
 
@@ -328,14 +342,9 @@ class QuantizedScaleContext final : public Context {
   void Forward(const uint8_t* src, size_t spatial, uint8_t* dst, Range part = Range::All()) const {
     using namespace detail;
     ScaleArgs a = args_;
-    if (!CheckScaleTensors(kLayer, a, src, spatial, dst, part)) return;
-    using WithBias = ScaleCfg<Format, true>;
-    using NoBias = ScaleCfg<Format, false>;
-    if (!bias_.empty()) {
-      SYNETK_DISPATCH(ScaleKernel<WithBias>)(a);
-    } else {
-      SYNETK_DISPATCH(ScaleKernel<NoBias>)(a);
-    }
+    const size_t n = CheckScaleShape(kLayer, a.channels, spatial);
+    if (!CheckScaleTensors(kLayer, a, src, spatial, n, dst, part)) return;
+    impl::RunScale<Format>(a);
   }
 
  private:

@@ -140,6 +140,16 @@ HWY_INLINE void WithScaleMode(ScaleMode mode, const F& f) {
   }
 }
 
+// Channel c's table (ScaleTable) from u = ScaleSourceTable.
+template <bool kHasBias, bool kNaN, bool kClamp, class DF>
+HWY_INLINE void ScaleChannelTable(DF df, const float* HWY_RESTRICT u, const float* scale,
+                                  const float* bias, size_t c, const ScaleParams& k,
+                                  const QuantizeParams& q, detail::ByteMap& map) {
+  const auto sc = hn::Set(df, scale[c]);
+  const auto bi = hn::Set(df, kHasBias ? bias[c] : 0.0f);
+  ScaleTable<kHasBias, kNaN, kClamp>(df, u, sc, bi, k, q, map);
+}
+
 // NCHW with a byte table per channel: the per-tensor half of all 256 inputs
 // once per call (u), the per-channel half per table. Same operations, same
 // bytes as ScaleValues.
@@ -157,9 +167,7 @@ HWY_INLINE void ScaleNchwTables(const detail::ScaleArgs& a, const ScaleParams& k
   uint8_t* const dst = a.dst + a.sBegin;
   detail::ByteMap map;
   for (size_t c = 0; c < C; ++c) {
-    const auto sc = hn::Set(df, scale[c]);
-    const auto bi = hn::Set(df, kHasBias ? bias[c] : 0.0f);
-    ScaleTable<kHasBias, kNaN, kClamp>(df, u, sc, bi, k, q, map);
+    ScaleChannelTable<kHasBias, kNaN, kClamp>(df, u, scale, bias, c, k, q, map);
     MapBytes(map, src + c * S, len, dst + c * S);
   }
 }
@@ -244,6 +252,17 @@ constexpr size_t kScaleFixedMinLen = 1024;  // positions per call
 constexpr int kScaleFixedMaxShift = 7;      // the largest s for which saturation still clamps
 constexpr size_t kScaleNhwcBlockBytes = 8192;  // NHWC: bytes of pixels per block, about
 constexpr size_t kScaleNhwcBlockPixels = 64;   // and at most this many pixels
+
+// Whether this target plans calls of kNaN's variant: not where a lane can be
+// NaN, nor on SCALAR (the planner's chunks are four fp32 vectors:
+// 2 * Lanes(int16)).
+template <bool kNaN>
+inline constexpr bool kScalePlannable = !kNaN && HWY_TARGET != HWY_SCALAR;
+
+// Whether the plans' arrays hold this target's chunks and the call's channels.
+HWY_INLINE bool ScalePlanFits(size_t channels) {
+  return 2 * hn::Lanes(hn::ScalableTag<int16_t>()) <= kScaleFixedW && channels <= kScaleFixedMaxC;
+}
 
 // The constants of one vector of bytes: per lane from arrays (NHWC; M, B
 // and P in the chunk's lane order, see FixedLaneChannel; exceptions in byte
@@ -738,16 +757,14 @@ template <bool kHasBias, bool kNaN, bool kClamp4, class Format>
 HWY_NOINLINE bool ScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
                              const QuantizeParams& q) {
   constexpr bool kNhwc = std::is_same_v<Format, Nhwc>;
-  // Not for NaN lanes, nor for NCHW where byte tables are fast, nor on
-  // SCALAR (the planner's chunks are four fp32 vectors: 2 * Lanes(int16)).
-  if constexpr (kNaN || (!kNhwc && kByteLookup) || HWY_TARGET == HWY_SCALAR) {
+  // Not for NCHW where byte tables are fast.
+  if constexpr (!kScalePlannable<kNaN> || (!kNhwc && kByteLookup)) {
     return false;
   } else {
     const size_t W = 2 * hn::Lanes(hn::ScalableTag<int16_t>());
     // Stored plans cost nothing to plan, so they pay at any length.
     const bool stored = a.prepared.plans != nullptr;
-    if (W > kScaleFixedW || (!stored && a.sEnd - a.sBegin < kScaleFixedMinLen) ||
-        a.channels > kScaleFixedMaxC) {
+    if (!ScalePlanFits(a.channels) || (!stored && a.sEnd - a.sBegin < kScaleFixedMinLen)) {
       return false;
     }
     const size_t Cf = kNhwc ? a.channels / W * W : 0;
@@ -838,13 +855,10 @@ bool ScalePrepareKernel(const detail::ScaleArgs& a, detail::ByteMap* maps,
     HWY_ALIGN float u[256];
     ScaleSourceTable(k, u);
     for (size_t c = 0; maps != nullptr && c < a.channels; ++c) {
-      const auto sc = hn::Set(df, a.scale[c]);
-      const auto bi = hn::Set(df, kBias ? a.bias[c] : 0.0f);
-      ScaleTable<kBias, kNaN, kClamp>(df, u, sc, bi, k, q, maps[c]);
+      ScaleChannelTable<kBias, kNaN, kClamp>(df, u, a.scale, a.bias, c, k, q, maps[c]);
     }
-    if constexpr (!kNaN && HWY_TARGET != HWY_SCALAR) {
-      const size_t W = 2 * hn::Lanes(hn::ScalableTag<int16_t>());
-      if (W > kScaleFixedW || a.channels > kScaleFixedMaxC) return;
+    if constexpr (kScalePlannable<kNaN>) {
+      if (!ScalePlanFits(a.channels)) return;
       PlanScaleFixed<kBias, kClamp>(a, k, q, a.channels, *plans, 1);
       planned = true;
     }
