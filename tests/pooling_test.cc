@@ -219,6 +219,17 @@ std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
   v.push_back(Geom2D(3, 4, 150, 3, 3, 2, 2, 1, 1, true, true));
   v.push_back(Geom2D(3, 5, 97, 2, 9, 1, 5, 0, 4, false, true));
   v.push_back(Geom2D(3, 3, 40, 3, 4, 2, 3, 1, 2, true, false));
+  // Few channels, strided (NHWC: whole pixels per vector, gathered by
+  // permutations): rows of 2N to 4N lanes of every width, so that chunks lie
+  // inside the row and at both edges; windows of 1 to 3 rows, clipped on the
+  // left (padding) and the right (ceil sizes); 2 and 3 taps straight from
+  // src, 4 taps through the row buffer.
+  for (size_t C : {1, 2, 3, 5})
+    for (size_t kX : {2, 3, 4})
+      for (size_t sX : {2, 3}) {
+        v.push_back(Geom2D(C, 6, 200 / C + kX + sX, 3, kX, 2, sX, 1, kX - 1, false, true));
+      }
+  v.push_back(Geom2D(3, 7, 60, 1, 3, 1, 2, 0, 1, false, false));  // one row
   return v;
 }
 

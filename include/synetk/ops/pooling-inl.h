@@ -598,6 +598,54 @@ HWY_INLINE hn::Vec<D> PoolShiftIn(D d, hn::Vec<D> lo, hn::Vec<D> hi) {
   }
 }
 
+// Whether PoolTwoTables serves lanes of type L on this target: vpermt2b
+// (VBMI), vpermt2w / vpermt2d on AVX-512, two vpermps and a blend on AVX2.
+template <typename L>
+inline constexpr bool kPoolHasTwoTables =
+#if HWY_TARGET == HWY_AVX3_DL
+    true;
+#elif HWY_TARGET == HWY_AVX3
+    sizeof(L) >= 2;
+#elif HWY_TARGET == HWY_AVX2
+    sizeof(L) == 4;
+#else
+    false;
+#endif
+
+// Lanes idx[i] of the 2N lanes {a, b} (lanes of a first), where
+// kPoolHasTwoTables.
+template <class D>
+HWY_INLINE hn::Vec<D> PoolTwoTables(D d, hn::Vec<D> a, hn::Vec<D> b,
+                                    hn::Vec<hn::RebindToUnsigned<D>> idx) {
+  static_assert(kPoolHasTwoTables<hn::TFromD<D>>, "a two-table permutation on this target");
+  const hn::RebindToUnsigned<D> du;
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  const __m512i ai = hn::BitCast(du, a).raw, bi = hn::BitCast(du, b).raw;
+  if constexpr (sizeof(hn::TFromD<D>) == 1) {
+#if HWY_TARGET == HWY_AVX3_DL
+    return hn::BitCast(d, hn::Vec512<uint8_t>{_mm512_permutex2var_epi8(ai, idx.raw, bi)});
+#endif
+  } else if constexpr (sizeof(hn::TFromD<D>) == 2) {
+    return hn::BitCast(d, hn::Vec512<uint16_t>{_mm512_permutex2var_epi16(ai, idx.raw, bi)});
+  } else {
+    return hn::BitCast(d, hn::Vec512<uint32_t>{_mm512_permutex2var_epi32(ai, idx.raw, bi)});
+  }
+#elif HWY_TARGET == HWY_AVX2
+  const hn::Repartition<float, D> df;
+  const auto lanes = hn::And(idx, hn::Set(du, 7u));
+  const auto fromA = hn::TableLookupLanes(hn::BitCast(df, a), hn::IndicesFromVec(df, lanes));
+  const auto fromB = hn::TableLookupLanes(hn::BitCast(df, b), hn::IndicesFromVec(df, lanes));
+  const auto inB = hn::RebindMask(df, hn::Gt(idx, hn::Set(du, 7u)));
+  return hn::BitCast(d, hn::IfThenElse(inB, fromB, fromA));
+#else
+  (void)d;
+  (void)du;
+  (void)b;
+  (void)idx;
+  return a;
+#endif
+}
+
 // Max windows of kTaps rows, output rows one input row apart, in pairs:
 // rows 1 .. kTaps - 1 of the first window are the second window's first
 // rows, so a pair takes kTaps + 1 loads instead of 2 * kTaps. `rows` is even.
@@ -947,6 +995,99 @@ HWY_NOINLINE void PoolNhwcFlatRow(D d, const typename Ops::L* HWY_RESTRICT R, si
       });
 }
 
+// NHWC with few channels and strideX >= 2 (images: 3 channels), where
+// kPoolHasTwoTables. Chunk c covers `step` = P*C outputs (P whole pixels,
+// sX pixels apart) from the 2N lanes of the vertical step that start at its
+// first window, x = c*advance - pad; one two-table permutation per tap
+// (pick + k*C) gathers every output's tap k, so nothing goes through
+// memory. With kRows rows at s (`stride` apart), the vertical step comes
+// straight from src: chunks [c0, c1) lie inside the row; the others load the
+// row's first or last 2N lanes instead, move their indices by as much, and
+// take the identity element for the indices that leave those lanes (the
+// padding). With kRows 0, R holds the padded row's vertical step (R[o] is
+// window offset o) and every chunk reads it. (Splitting the row into channel
+// planes and interleaving the outputs back cost 4x the NCHW row's time on
+// 3x224x224; a flat pass over R, then one permutation, 2x: storing the row
+// to R and reading it back at other offsets cost as much as the rest.)
+template <class Ops, size_t kTaps, size_t kRows, class D, typename T>
+HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_t stride,
+                                  size_t rowElems,
+                                  const typename Ops::L* HWY_RESTRICT R, size_t pad, size_t c0,
+                                  size_t c1, size_t chunks, size_t step, size_t sX, size_t C,
+                                  const hn::TFromD<hn::RebindToUnsigned<D>>* pickLanes,
+                                  typename Ops::L rows, const typename Ops::L* HWY_RESTRICT widths,
+                                  typename Ops::L divisor, T* HWY_RESTRICT out, size_t avail) {
+  using V = hn::Vec<D>;
+  const hn::RebindToUnsigned<D> du;
+  using U = hn::TFromD<decltype(du)>;
+  using VU = hn::Vec<decltype(du)>;
+  const size_t N = hn::Lanes(d), advance = step * sX;
+  const V area = hn::Set(d, rows), div = hn::Set(d, divisor), ident = Ops::Identity(d);
+  const VU pick = hn::Load(du, pickLanes), lanes2N = hn::Set(du, static_cast<U>(2 * N));
+  VU taps[kTaps == 0 ? 7 : kTaps];
+  for (size_t k = 0; k < (kTaps == 0 ? kX : kTaps); ++k) {
+    taps[k] = hn::Add(pick, hn::Set(du, static_cast<U>(k * C)));
+  }
+  const auto emit = [&](size_t c, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    const size_t j = c * step;
+    if constexpr (!Ops::kOrderFree) {  // average: widths given with excludePad
+      v = hn::Div(v, widths ? hn::Mul(area, hn::LoadU(d, widths + j)) : div);
+    }
+    // Lanes past `step` land on outputs written later.
+    PoolStoreDst<Ops>(d, v, out + j, avail - j);
+  };
+  const auto gather = [&](V lo, V hi) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    return PoolTapSum<Ops, kTaps>([&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      return PoolTwoTables(d, lo, hi, taps[k]);
+    });
+  };
+  if constexpr (kRows == 0) {  // any kX <= 7, taps in a loop
+    for (size_t c = 0; c < chunks; ++c) {
+      const auto* r = R + c * advance;
+      const V lo = hn::LoadU(d, r), hi = hn::LoadU(d, r + N);
+      V v = PoolTwoTables(d, lo, hi, taps[0]);
+      for (size_t k = 1; k < kX; ++k) v = Ops::Combine(v, PoolTwoTables(d, lo, hi, taps[k]));
+      emit(c, v);
+    }
+  } else {
+    // The vertical step at row offset x (x + 2N <= rowElems), in PoolRows'
+    // order (from +0 for averages, the rows in order).
+    const auto vertical = [&](size_t x, V& lo, V& hi) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      const T* p = s + x;
+      lo = PoolStart<Ops>(d, Ops::Load(d, p));
+      hi = PoolStart<Ops>(d, Ops::Load(d, p + N));
+      if constexpr (kRows >= 2) {
+        lo = Ops::Combine(lo, Ops::Load(d, p + stride));
+        hi = Ops::Combine(hi, Ops::Load(d, p + stride + N));
+      }
+      if constexpr (kRows >= 3) {
+        lo = Ops::Combine(lo, Ops::Load(d, p + 2 * stride));
+        hi = Ops::Combine(hi, Ops::Load(d, p + 2 * stride + N));
+      }
+    };
+    // A chunk at the row's edge: its x clamped to [0, rowElems - 2N].
+    const auto edge = [&](size_t c) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      const size_t x = c * advance, b = HWY_MIN(x > pad ? x - pad : 0, rowElems - 2 * N);
+      const VU shift = hn::Set(du, static_cast<U>(x - pad - b));  // modulo 2^bits
+      V lo, hi;
+      vertical(b, lo, hi);
+      emit(c, PoolTapSum<Ops, kTaps>([&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+             const VU at = hn::Add(taps[k], shift);  // past the 2N lanes: padding
+             return hn::IfThenElse(hn::RebindMask(d, hn::Lt(at, lanes2N)),
+                                   PoolTwoTables(d, lo, hi, at), ident);
+           }));
+    };
+    size_t c = 0;
+    for (; c < HWY_MIN(c0, chunks); ++c) edge(c);
+    for (; c < c1; ++c) {
+      V lo, hi;
+      vertical(c * advance - pad, lo, hi);
+      emit(c, gather(lo, hi));
+    }
+    for (; c < chunks; ++c) edge(c);
+  }
+}
+
 // NHWC, 3-wide windows of stride 2 along W (the ResNet stem's 3x3 s2 p1),
 // one output row whose kRows input rows at s are all inside src: no row
 // buffer. Output pixel dx combines the vertical steps of input columns
@@ -1092,9 +1233,21 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   // 3 channels, strided: the row is split into channel planes (3N-lane
   // LoadInterleaved3 reads, hence 3N more lanes of padding) and each plane
   // pooled like an NCHW row, N output pixels per vector.
-  const bool planar = C == 3 && sX != 1 && !pool3d && kX <= kPoolStackedMaxKernel;
+  // Few channels, strided: PoolNhwcPickRow, pickPixels whole output pixels
+  // per vector, from 2N lanes of window starts.
+  size_t pickPixels = 0;
+  if constexpr (kPoolHasTwoTables<L>) {
+    // The last pixel's last tap is lane (P - 1)*sX*C + kX*C - 1 < 2N.
+    if (!pool3d && sX >= 2 && kX <= 7 && kX * C <= 2 * N) {
+      pickPixels = HWY_MIN(N / C, (2 * N - kX * C) / (sX * C) + 1);
+    }
+  }
+  const bool pick = pickPixels >= 2;
+  const bool planar = !pick && C == 3 && sX != 1 && !pool3d && kX <= kPoolStackedMaxKernel;
   const size_t rowLen = pixels * C + PoolRoundUp(rowElems, N) - rowElems + 6 * N;
-  L* R = PoolAlignLanes(PoolScratch<L, 0>(rowLen + N), N);
+  // The row itself (from pX pixels on) starts on a whole vector: split
+  // stores of the vertical step cost as much as its loads.
+  L* R = PoolAlignLanes(PoolScratch<L, 0>(rowLen + N + pX * C) + pX * C, N) - pX * C;
   const V ident = Ops::Identity(d);
   for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
   hn::StoreU(ident, d, R + rowLen - N);
@@ -1116,6 +1269,33 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       std::fill(widths + rowOut, widths + PoolRoundUp(rowOut, N), L(1));
     }
   }
+  const hn::RebindToUnsigned<D> du;
+  using U = hn::TFromD<decltype(du)>;
+  HWY_ALIGN U pickLanes[kMaxLanes<U>] = {};
+  // PoolNhwcPickRow: `step` outputs per chunk, window starts `advance`
+  // apart; chunks [c0, pickC1) lie inside the row (2- or 3-wide windows).
+  const size_t step = HWY_MAX(pickPixels, size_t{1}) * C, advance = step * sX, pad = pX * C;
+  const size_t c0 = (pad + advance - 1) / advance, chunks = (rowOut + step - 1) / step;
+  const bool pickDirect = (kX == 2 || kX == 3) && rowElems >= 2 * N;
+  const size_t pickC1 =
+      pickDirect ? HWY_MIN((rowElems - 2 * N + pad) / advance + 1, chunks) : 0;
+  if (pick) {  // lane m: channel m % C of the window of pixel m / C
+    for (size_t p = 0, m = 0; p < pickPixels; ++p) {  // (no divisions: a few per call
+      for (size_t c = 0; c < C; ++c) {             // cost as much as a row)
+        pickLanes[m++] = static_cast<U>(p * sX * C + c);
+      }
+    }
+    if constexpr (!Cfg::isMax) {
+      if (excludePad) {
+        widths = PoolScratch<L, 2>(rowOut + N);
+        for (size_t dx = 0; dx < dstW; ++dx) {
+          const L w = static_cast<L>(detail::PoolWindow(dx, sX, pX, kX, W).Size());
+          std::fill(widths + dx * C, widths + (dx + 1) * C, w);
+        }
+        std::fill(widths + rowOut, widths + rowOut + N, L(1));
+      }
+    }
+  }
   const size_t dxUp = PoolRoundUp(dstW, N);
   const size_t planeLen = planar ? PoolRoundUp(HWY_MAX(pixels, dxUp * sX + kX), N) + N : 0;
   L* planes = planar ? PoolScratch<L, 3>(3 * planeLen + 3 * dxUp + 3 * N) : nullptr;
@@ -1133,10 +1313,9 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     }
   }
   L* row = R + pX * C;
-  const size_t rowUp = PoolRoundUp(rowElems, N);
   const hn::CappedTag<L, 1> d1;
   // The stem rows' shared columns; their loads reach this far past a row.
-  const bool stem = !pool3d && !flat && !planar && kX == 3 && sX == 2 && a.kY <= 3;
+  const bool stem = !pool3d && !flat && !planar && !pick && kX == 3 && sX == 2 && a.kY <= 3;
   L* carry = stem ? PoolScratch<L, 4>(PoolRoundUp(C, N)) : nullptr;
   const size_t stemReach = rowElems - C + PoolRoundUp(C, N);
   for (size_t dy = a.begin; dy < a.end; ++dy) {
@@ -1163,10 +1342,15 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       }
       continue;
     }
-    if ((wy.end - 1) * rowElems + rowUp <= srcTotal) {  // every load inside src
-      PoolRows<Ops>(d, a.src + wy.begin * rowElems, rowElems, wy.Size(), rowElems, row, false);
-    } else {
-      for (size_t j = 0; j < rowElems; j += N) {
+    // The vertical step of row elements [x0, x1) into R (whole vectors from
+    // x0: lanes past the row are reset below).
+    const auto vertical = [&](size_t x0, size_t x1) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      if ((wy.end - 1) * rowElems + x0 + PoolRoundUp(x1 - x0, N) <= srcTotal) {
+        PoolRows<Ops>(d, a.src + wy.begin * rowElems + x0, rowElems, wy.Size(), x1 - x0,
+                      row + x0, false);
+        return;
+      }
+      for (size_t j = x0; j < x1; j += N) {  // bounds-checked loads
         V acc = ident;
         for (size_t y = wy.begin; y < wy.end; ++y) {
           const size_t o = y * rowElems + j;
@@ -1174,7 +1358,36 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         }
         hn::StoreU(acc, d, row + j);
       }
+    };
+    if constexpr (kPoolHasTwoTables<L>) {
+      if (pick) {
+        // 2 or 3 rows, 2- or 3-wide windows: straight from src; the others
+        // through R.
+        const size_t rows = wy.Size(), base = dy * rowOut;
+        const T* s = a.src + wy.begin * rowElems;
+        const L hy = static_cast<L>(rows), divL = static_cast<L>(a.divisor);
+        const L* w = excludePad ? widths : nullptr;
+        const auto pickRow = [&](auto taps, auto rowCount) HWY_ATTR {
+          PoolNhwcPickRow<Ops, decltype(taps)::value, decltype(rowCount)::value>(
+              d, kX, s, rowElems, rowElems, R, pad, c0, pickC1, chunks, step, sX, C, pickLanes,
+              hy, w, divL, dst + base, dstTotal - base);
+        };
+        using K0 = std::integral_constant<size_t, 0>;
+        using K2 = std::integral_constant<size_t, 2>;
+        using K3 = std::integral_constant<size_t, 3>;
+        if (pickDirect && rows == 3) {
+          kX == 3 ? pickRow(K3(), K3()) : pickRow(K2(), K3());
+        } else if (pickDirect && rows == 2) {
+          kX == 3 ? pickRow(K3(), K2()) : pickRow(K2(), K2());
+        } else {
+          vertical(0, rowElems);
+          hn::StoreU(ident, d, row + rowElems);  // lanes past the row
+          pickRow(K0(), K0());
+        }
+        continue;
+      }
     }
+    vertical(0, rowElems);
     hn::StoreU(ident, d, row + rowElems);  // lanes past the row
     if (flat) {
       const size_t base = dy * rowOut;
@@ -1538,20 +1751,6 @@ HWY_INLINE size_t PoolPairsPacked8(const L* src, size_t W, size_t pairs, size_t 
 #endif
 
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-// Lanes idx[i] of the 2N lanes {a, b} (vpermt2w / vpermt2d).
-template <class D>
-HWY_INLINE hn::Vec<D> PoolTwoTables(D d, hn::Vec<D> a, hn::Vec<D> b,
-                                    hn::Vec<hn::RebindToUnsigned<D>> idx) {
-  const hn::RebindToUnsigned<D> du;
-  const __m512i ai = hn::BitCast(du, a).raw, bi = hn::BitCast(du, b).raw;
-  if constexpr (sizeof(hn::TFromD<D>) == 2) {
-    return hn::BitCast(d, hn::Vec512<uint16_t>{_mm512_permutex2var_epi16(ai, idx.raw, bi)});
-  } else {
-    static_assert(sizeof(hn::TFromD<D>) == 4, "16- or 32-bit lanes");
-    return hn::BitCast(d, hn::Vec512<uint32_t>{_mm512_permutex2var_epi32(ai, idx.raw, bi)});
-  }
-}
-
 // 16/32-bit row pairs of W <= N columns, two pairs per step: the vertical
 // steps A (pair p) and B (pair p + 1) have their even columns gathered into
 // lanes {A's, then B's} and their odd columns likewise, so that one
