@@ -2085,14 +2085,25 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   L* areas = nullptr;  // average with excludePad: clipped area per output of a plane
   if constexpr (!Cfg::isMax) {
     if (a.excludePad) {
-      areas = PoolScratch<L, 2>(a.dstH * W2 + N);
+      // Row height times column width, a vector at a time (element by
+      // element, the conversions took as long as the pooling: 3x224x224 f32
+      // 11 -> 6 us). Rows spill into the next one, written after.
+      const size_t wUp = PoolRoundUp(W2, N);
+      areas = PoolScratch<L, 2>(PoolRoundUp(a.dstH * W2, N) + wUp);
+      L* widths = PoolScratch<L, 3>(wUp);
+      for (size_t j = 0; j < wUp; ++j) widths[j] = static_cast<L>(left && j == 0 ? 2 : a.kX);
+      const bool exact = a.kY * a.kX < (size_t{1} << 24);
       for (size_t dy = 0; dy < a.dstH; ++dy) {
         const size_t hy = detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size();
-        for (size_t j = 0; j < W2; ++j) {
-          areas[dy * W2 + j] = static_cast<L>(hy * (left && j == 0 ? 2 : a.kX));
+        L* row = areas + dy * W2;
+        if (exact) {
+          const V h = hn::Set(d, static_cast<L>(hy));
+          for (size_t j = 0; j < W2; j += N) hn::StoreU(hn::Mul(h, hn::LoadU(d, widths + j)), d, row + j);
+        } else {  // one rounding of the integer product
+          for (size_t j = 0; j < W2; ++j) row[j] = static_cast<L>(hy * (left && j == 0 ? 2 : a.kX));
         }
       }
-      for (size_t i = a.dstH * W2; i < a.dstH * W2 + N; ++i) areas[i] = L(1);
+      std::fill(areas + a.dstH * W2, areas + a.dstH * W2 + N, L(1));
     }
   }
   const T* const src = a.src;
