@@ -1773,10 +1773,12 @@ HWY_INLINE size_t PoolPairsPacked8(const L* src, size_t W, size_t pairs, size_t 
 // combination gives both pairs' W/2 outputs, contiguous. (One pair per
 // vector, as the generic path does, spent a permutation pair and a store on
 // every W/2 outputs: 0.40-0.45 of memcpy on 16-bit 256x28x28.) Returns the
-// pairs done.
+// pairs done. Its own function: inlined, its loop's code changed with
+// whatever else PoolNchwPairs held (bf16 max 4.8 -> 5.3 us when the narrow
+// pairs' loop was added).
 template <class Ops, class D, typename T>
-HWY_INLINE size_t PoolPairsTwoAtOnce(D d, const T* src, size_t W, size_t pairs, size_t srcLeft,
-                                     T* dst, size_t outs) {
+HWY_NOINLINE size_t PoolPairsTwoAtOnce(D d, const T* src, size_t W, size_t pairs,
+                                       size_t srcLeft, T* dst, size_t outs) {
   using V = hn::Vec<D>;
   const hn::RebindToUnsigned<D> du;
   using U = hn::TFromD<decltype(du)>;
