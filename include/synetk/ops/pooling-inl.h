@@ -1019,6 +1019,49 @@ HWY_NOINLINE void PoolNhwcFlatRow(D d, const typename Ops::L* HWY_RESTRICT R, si
       });
 }
 
+// NHWC with 3 channels and strideX > 1 where PoolNhwcPickRow does not apply:
+// the padded row R (identity past it) is split into 3 channel planes, each
+// pooled like an NCHW row (N output pixels per vector), and the outputs
+// interleaved back through outRow (3 planes of planeLen lanes, then the row)
+// before one flat store pass. Its own function, so that the other NHWC paths
+// do not change its code.
+template <class Ops, class D, typename T>
+HWY_NOINLINE void PoolNhwcPlanarRow(D d, const typename Ops::L* HWY_RESTRICT R, size_t pixels,
+                                    typename Ops::L* HWY_RESTRICT planes, size_t planeLen,
+                                    size_t kX, size_t sX, size_t dstW, size_t rowOut,
+                                    typename Ops::L rows,
+                                    const typename Ops::L* HWY_RESTRICT widths,
+                                    typename Ops::L divisor, T* HWY_RESTRICT out,
+                                    size_t avail) {
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  typename Ops::L* outRow = planes + 3 * planeLen;
+  for (size_t i = 0; i < pixels; i += N) {
+    V c0, c1, c2;
+    hn::LoadInterleaved3(d, R + 3 * i, c0, c1, c2);
+    hn::StoreU(c0, d, planes + i);
+    hn::StoreU(c1, d, planes + planeLen + i);
+    hn::StoreU(c2, d, planes + 2 * planeLen + i);
+  }
+  for (size_t dx = 0; dx < dstW; dx += N) {
+    V v0 = PoolRowStrided<Ops>(d, planes + dx * sX, 0, kX, sX);
+    V v1 = PoolRowStrided<Ops>(d, planes + planeLen + dx * sX, 0, kX, sX);
+    V v2 = PoolRowStrided<Ops>(d, planes + 2 * planeLen + dx * sX, 0, kX, sX);
+    if constexpr (!Ops::kOrderFree) {  // average: divide by the window's area
+      const V area =
+          widths ? hn::Mul(hn::Set(d, rows), hn::LoadU(d, widths + dx)) : hn::Set(d, divisor);
+      v0 = hn::Div(v0, area);
+      v1 = hn::Div(v1, area);
+      v2 = hn::Div(v2, area);
+    }
+    hn::StoreInterleaved3(v0, v1, v2, d, outRow + 3 * dx);
+  }
+  for (size_t j = 0; j < rowOut; j += N) {
+    // Lanes past the row land on outputs written later.
+    PoolStoreDst<Ops>(d, hn::LoadU(d, outRow + j), out + j, avail - j);
+  }
+}
+
 // NHWC with few channels and strideX >= 2 (images: 3 channels), where
 // kPoolHasTwoTables. Chunk c covers `step` = P*C outputs (P whole pixels,
 // sX pixels apart) from the 2N lanes of the vertical step that start at its
@@ -1315,7 +1358,6 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const size_t dxUp = PoolRoundUp(dstW, N);
   const size_t planeLen = planar ? PoolRoundUp(HWY_MAX(pixels, dxUp * sX + kX), N) + N : 0;
   L* planes = planar ? PoolScratch<L, 3>(3 * planeLen + 3 * dxUp + 3 * N) : nullptr;
-  L* outRow = planes + 3 * planeLen;  // interleaved outputs of a row
   if (planar) {
     for (size_t i = 0; i + N <= 3 * planeLen; i += N) hn::StoreU(ident, d, planes + i);
     if constexpr (!Cfg::isMax) {
@@ -1413,33 +1455,10 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       continue;
     }
     if (planar) {
-      // Deinterleave the padded row (identity past it) into 3 planes.
-      for (size_t i = 0; i < pixels; i += N) {
-        V c0, c1, c2;
-        hn::LoadInterleaved3(d, R + 3 * i, c0, c1, c2);
-        hn::StoreU(c0, d, planes + i);
-        hn::StoreU(c1, d, planes + planeLen + i);
-        hn::StoreU(c2, d, planes + 2 * planeLen + i);
-      }
-      for (size_t dx = 0; dx < dstW; dx += N) {
-        V v0 = PoolRowStrided<Ops>(d, planes + dx * sX, 0, kX, sX);
-        V v1 = PoolRowStrided<Ops>(d, planes + planeLen + dx * sX, 0, kX, sX);
-        V v2 = PoolRowStrided<Ops>(d, planes + 2 * planeLen + dx * sX, 0, kX, sX);
-        if constexpr (!Cfg::isMax) {  // average: divide by the window's area
-          const V area = excludePad
-              ? hn::Mul(hn::Set(d, static_cast<L>(wy.Size())), hn::LoadU(d, widths + dx))
-              : divisor;
-          v0 = hn::Div(v0, area);
-          v1 = hn::Div(v1, area);
-          v2 = hn::Div(v2, area);
-        }
-        hn::StoreInterleaved3(v0, v1, v2, d, outRow + 3 * dx);
-      }
       const size_t base = dy * rowOut;
-      for (size_t j = 0; j < rowOut; j += N) {
-        // Lanes past the row land on outputs written later.
-        PoolStoreDst<Ops>(d, hn::LoadU(d, outRow + j), dst + base + j, dstTotal - (base + j));
-      }
+      PoolNhwcPlanarRow<Ops>(d, R, pixels, planes, planeLen, kX, sX, dstW, rowOut,
+                             static_cast<L>(wy.Size()), excludePad ? widths : nullptr,
+                             static_cast<L>(a.divisor), dst + base, dstTotal - base);
       continue;
     }
     for (size_t dx = 0; dx < dstW; ++dx) {
