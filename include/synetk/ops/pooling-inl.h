@@ -1292,7 +1292,6 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   // compiler would reload every field after each store.
   const size_t kX = a.kX, sX = a.sX, pX = a.pX, dstW = a.dstW, dstC = a.dstC;
   const bool excludePad = a.excludePad, pool3d = a.pool3d;
-  const V divisor = hn::Set(d, static_cast<L>(a.divisor));
   typename Cfg::Elem* const dst = a.dst;
   // Stores may spill past a row onto outputs written later, never past the part.
   const size_t srcTotal = a.srcH * rowElems, dstTotal = a.end * dstW * dstC;
