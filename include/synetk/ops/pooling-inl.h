@@ -407,6 +407,41 @@ HWY_INLINE hn::Vec<D> PoolStart(D d, hn::Vec<D> v) {
   return Ops::Combine(Ops::Identity(d), v);
 }
 
+// The vertical step of kRows (1 to 3) rows `pitch` apart from p, in
+// PoolRows' order: from +0 for averages, then the rows in order.
+template <class Ops, size_t kRows, class D, typename T>
+HWY_INLINE hn::Vec<D> PoolColumn(D d, const T* p, size_t pitch) {
+  static_assert(kRows >= 1 && kRows <= 3, "1 to 3 rows");
+  hn::Vec<D> acc = PoolStart<Ops>(d, Ops::Load(d, p));
+  if constexpr (kRows >= 2) acc = Ops::Combine(acc, Ops::Load(d, p + pitch));
+  if constexpr (kRows >= 3) acc = Ops::Combine(acc, Ops::Load(d, p + 2 * pitch));
+  return acc;
+}
+
+// Averages with excludePad: areas[r*pitch + j] = height(r) * widths[j] for
+// r < rows, j < cols, a vector at a time (element by element, the windows'
+// arithmetic or conversions cost as much as the pooling). A row's last
+// vector spills into the next row, written after, or past the last one.
+// Products are exact while `exact` (kY*kX < 2^24); otherwise one rounding
+// of the integer product.
+template <class D, class Height>
+HWY_INLINE void PoolAreaRows(D d, hn::TFromD<D>* areas, size_t rows, size_t pitch, size_t cols,
+                             const hn::TFromD<D>* widths, bool exact, const Height& height) {
+  using L = hn::TFromD<D>;
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t hy = height(r);
+    L* row = areas + r * pitch;
+    if (exact) {
+      const auto h = hn::Set(d, static_cast<L>(hy));
+      for (size_t j = 0; j < cols; j += hn::Lanes(d)) {
+        hn::StoreU(hn::Mul(h, hn::LoadU(d, widths + j)), d, row + j);
+      }
+    } else {
+      for (size_t j = 0; j < cols; ++j) row[j] = static_cast<L>(hy * static_cast<size_t>(widths[j]));
+    }
+  }
+}
+
 // bf16 averages: the vertical step of kRows rows, `step` 32-bit lanes apart
 // from p, over 2N consecutive elements read as N 32-bit lanes: e sums the
 // even elements and od the odd ones (BF16LanesToF32), in PoolRows' order.
@@ -833,9 +868,7 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   L* areas = nullptr;
   if constexpr (!Cfg::isMax) {
     if (a.excludePad) {
-      // Row height times column width, a vector at a time: per element,
-      // the windows' arithmetic cost as much as pooling a few planes. The
-      // products are exact while kY*kX < 2^24 (rows spill into the next).
+      // Row height times column width (PoolAreaRows).
       const size_t gUp = PoolRoundUp(G, N);
       areas = PoolScratch<L, 2>(PoolRoundUp(a.dstH * G, N) + flat + gUp);
       L* widths = PoolScratch<L, 3>(gUp);
@@ -843,21 +876,8 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         widths[g] =
             g < a.dstW ? static_cast<L>(detail::PoolWindow(g, a.sX, a.pX, a.kX, W).Size()) : L(1);
       }
-      const bool exact = a.kY * a.kX < (size_t{1} << 24);
-      for (size_t dy = 0; dy < a.dstH; ++dy) {
-        const size_t hy = detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size();
-        L* row = areas + dy * G;
-        if (exact) {
-          const V h = hn::Set(d, static_cast<L>(hy));
-          for (size_t g = 0; g < G; g += N) {
-            hn::StoreU(hn::Mul(h, hn::LoadU(d, widths + g)), d, row + g);
-          }
-        } else {  // one rounding of the integer product (widths are <= kX <= 32)
-          for (size_t g = 0; g < G; ++g) {
-            row[g] = static_cast<L>(hy * static_cast<size_t>(widths[g]));
-          }
-        }
-      }
+      PoolAreaRows(d, areas, a.dstH, G, G, widths, a.kY * a.kX < (size_t{1} << 24),
+                   [&](size_t dy) { return detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size(); });
       PoolFill(d, areas + a.dstH * G, PoolRoundUp(a.dstH * G, N) + flat - a.dstH * G, L(1));
     }
   }
@@ -1120,17 +1140,8 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
     // The vertical step at row offset x (x + 2N <= rowElems), in PoolRows'
     // order (from +0 for averages, the rows in order).
     const auto vertical = [&](size_t x, V& lo, V& hi) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      const T* p = s + x;
-      lo = PoolStart<Ops>(d, Ops::Load(d, p));
-      hi = PoolStart<Ops>(d, Ops::Load(d, p + N));
-      if constexpr (kRows >= 2) {
-        lo = Ops::Combine(lo, Ops::Load(d, p + stride));
-        hi = Ops::Combine(hi, Ops::Load(d, p + stride + N));
-      }
-      if constexpr (kRows >= 3) {
-        lo = Ops::Combine(lo, Ops::Load(d, p + 2 * stride));
-        hi = Ops::Combine(hi, Ops::Load(d, p + 2 * stride + N));
-      }
+      lo = PoolColumn<Ops, kRows>(d, s + x, stride);
+      hi = PoolColumn<Ops, kRows>(d, s + x + N, stride);
     };
     // A chunk at the row's edge: its x clamped to [0, rowElems - 2N].
     const auto edge = [&](size_t c) HWY_ATTR SYNETK_LAMBDA_INLINE {
@@ -1173,10 +1184,7 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
   // The vertical step of the column at p (inside the row).
   const size_t pitch = rowElems;
   auto colAt = [d, pitch](const T* p) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    V acc = PoolStart<Ops>(d, Ops::Load(d, p));
-    if (kRows >= 2) acc = Ops::Combine(acc, Ops::Load(d, p + pitch));
-    if (kRows >= 3) acc = Ops::Combine(acc, Ops::Load(d, p + 2 * pitch));
-    return acc;
+    return PoolColumn<Ops, kRows>(d, p, pitch);
   };
   // The vertical step of input column x (may be outside [0, W)), lanes c..
   auto col = [&](ptrdiff_t x, size_t c) HWY_ATTR SYNETK_LAMBDA_INLINE {
@@ -1322,7 +1330,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const bool flat = sX == 1 && !pool3d && kX <= kPoolStackedMaxKernel;
   L* widths = nullptr;  // average with excludePad: clipped width per element
   if constexpr (!Cfg::isMax) {
-    if (flat && excludePad) {
+    if ((flat || pick) && excludePad) {
       widths = PoolWidthsPerElement(d, rowOut, C, [&](size_t dx) {
         return detail::PoolWindow(dx, sX, pX, kX, W).Size();
       });
@@ -1342,13 +1350,6 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     for (size_t p = 0, m = 0; p < pickPixels; ++p) {  // (no divisions: a few per call
       for (size_t c = 0; c < C; ++c) {             // cost as much as a row)
         pickLanes[m++] = static_cast<U>(p * sX * C + c);
-      }
-    }
-    if constexpr (!Cfg::isMax) {
-      if (excludePad) {
-        widths = PoolWidthsPerElement(d, rowOut, C, [&](size_t dx) {
-          return detail::PoolWindow(dx, sX, pX, kX, W).Size();
-        });
       }
     }
   }
@@ -2097,11 +2098,7 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
     const T* const ahead = s + (kRows + 2) * pitch;
     const T* const p0 = s;
     const auto vert = [p0, pitch, d](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      const T* p = p0 + x;
-      V acc = PoolStart<Ops>(d, Ops::Load(d, p));
-      if (kRows >= 2) acc = Ops::Combine(acc, Ops::Load(d, p + pitch));
-      if (kRows >= 3) acc = Ops::Combine(acc, Ops::Load(d, p + 2 * pitch));
-      return acc;
+      return PoolColumn<Ops, kRows>(d, p0 + x, pitch);
     };
     PoolHalfWidthRow<Ops>(
         d,
@@ -2151,28 +2148,15 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   L* areas = nullptr;  // average with excludePad: clipped area per output of a plane
   if constexpr (!Cfg::isMax) {
     if (a.excludePad) {
-      // Row height times column width, a vector at a time (element by
-      // element, the conversions took as long as the pooling: 3x224x224 f32
-      // 11.6 -> 7.2 us). Rows spill into the next one, written after.
+      // Row height times column width (PoolAreaRows; element by element,
+      // with a conversion each, they took as long as the pooling: 3x224x224
+      // f32 11.6 -> 7.2 us).
       const size_t wUp = PoolRoundUp(W2, N);
       areas = PoolScratch<L, 2>(PoolRoundUp(a.dstH * W2, N) + wUp);
       L* widths = PoolScratch<L, 3>(wUp);
       for (size_t j = 0; j < wUp; ++j) widths[j] = static_cast<L>(left && j == 0 ? 2 : a.kX);
-      const bool exact = a.kY * a.kX < (size_t{1} << 24);
-      for (size_t dy = 0; dy < a.dstH; ++dy) {
-        const size_t hy = detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size();
-        L* row = areas + dy * W2;
-        if (exact) {
-          const V h = hn::Set(d, static_cast<L>(hy));
-          for (size_t j = 0; j < W2; j += N) {
-            hn::StoreU(hn::Mul(h, hn::LoadU(d, widths + j)), d, row + j);
-          }
-        } else {  // one rounding of the integer product
-          for (size_t j = 0; j < W2; ++j) {
-            row[j] = static_cast<L>(hy * (left && j == 0 ? 2 : a.kX));
-          }
-        }
-      }
+      PoolAreaRows(d, areas, a.dstH, W2, W2, widths, a.kY * a.kX < (size_t{1} << 24),
+                   [&](size_t dy) { return detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size(); });
       std::fill(areas + a.dstH * W2, areas + a.dstH * W2 + N, L(1));
     }
   }
