@@ -41,6 +41,17 @@ inline void RunFused(FusedArgs<T>& a, Range part, const char* layer) {
   a.stream = PreferStreamingStores(bytes);
   a.cached = bytes <= kCachedFusedBytes;
   a.intel = detail::IsIntelCpu();
+  // With one position per channel the NCHW and NHWC layouts coincide (type
+  // 4's and type 9's outputs too), and the NHWC kernel streams the channels
+  // as one row instead of a partial vector each (C x 1 x 1 after a global
+  // pooling: 32 channels about 200 -> 20-35 ns per call, AVX3_DL).
+  if constexpr (std::is_same_v<Format, Nchw>) {
+    if (a.spatial == 1) {
+      using Row = FusedCfg<kType, T, Nhwc>;
+      SYNETK_DISPATCH(FusedKernel<Row>)(a);
+      return;
+    }
+  }
   using Cfg = FusedCfg<kType, T, Format>;
   SYNETK_DISPATCH(FusedKernel<Cfg>)(a);
 }

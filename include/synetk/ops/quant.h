@@ -257,6 +257,17 @@ namespace impl {
 // QuantizedScale's kernel for the call's format and bias (a.bias null: none).
 template <class Format>
 inline void RunScale(const detail::ScaleArgs& a) {
+  if constexpr (std::is_same_v<Format, Nchw>) {
+    // One position per channel (C x 1 x 1): the NCHW and NHWC layouts
+    // coincide, and the NHWC kernel runs the channels as one row instead of
+    // a table or a partial vector each (512 channels, AVX3_DL: 10 -> 0.4 us
+    // per call). A context's maps are NCHW's own, so they are left out.
+    if (a.spatial == 1) {
+      detail::ScaleArgs row = a;
+      row.prepared = {};
+      return RunScale<Nhwc>(row);
+    }
+  }
   using WithBias = detail::ScaleCfg<Format, true>;
   using NoBias = detail::ScaleCfg<Format, false>;
   if (a.bias != nullptr) {
