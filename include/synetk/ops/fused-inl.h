@@ -130,20 +130,22 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   T* dst = a.dst0;
   const bool stream = a.stream;
   const size_t total = a.channels * a.spatial;
-  // The visitor captures by value: the NHWC orders run it out of line, where
-  // captured references would be reloaded around every store. It captures
-  // no vector (SVE vectors are sizeless: GCC 12 crashed on the closure) and
-  // broadcasts the scalar parameter inside, a loop invariant. Forced inline
-  // in each order, as GCC's growth limits may stop inlining in a unit with
-  // every target.
-  const auto visit = [=](size_t o, size_t count, size_t pf, V p0, V p1,
-                         V p2) HWY_ATTR SYNETK_LAMBDA_INLINE {
+  // The run's halves (RunOps) capture by value: the NHWC orders run them out
+  // of line, where captured references would be reloaded around every
+  // store. They capture no vector (SVE vectors are sizeless: GCC 12 crashed
+  // on the closure); the scalar parameter is broadcast inside, a loop
+  // invariant. Forced inline in each order, as GCC's growth limits may stop
+  // inlining in a unit with every target.
+  const auto load = [=](size_t o, size_t count, size_t pf, V p0, V p1,
+                        V p2) HWY_ATTR SYNETK_LAMBDA_INLINE {
     PrefetchAhead(src, pf, total);
-    const V q = hn::Set(df, scalar);
-    StoreRun(df, op(df, LoadRun(df, src + o, count), p0, p1, p2, q), dst + o, count, stream);
+    return op(df, LoadRun(df, src + o, count), p0, p1, p2, hn::Set(df, scalar));
+  };
+  const auto store = [=](size_t o, size_t count, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    StoreRun(df, v, dst + o, count, stream);
   };
   ForEachElementwise<Format, K>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached, a.intel,
-                                visit);
+                                MakeRunOps(load, store));
 }
 
 // NHWC layers whose output pixels are assembled from runs of input pixels
@@ -296,16 +298,19 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
   // With two inputs, prefetching past a pixel group's lead (pf) lost from
   // DRAM (256x112x112: 0.69 -> 0.62 of memcpy), so each run prefetches
   // ahead of itself.
-  const auto visit = [=](size_t o, size_t count, size_t /*pf*/, V p0, V,
-                         V) HWY_ATTR SYNETK_LAMBDA_INLINE {
+  const auto load = [=](size_t o, size_t count, size_t /*pf*/, V p0, V,
+                        V) HWY_ATTR SYNETK_LAMBDA_INLINE {
     PrefetchAhead(src0, o, total);
     PrefetchAhead(src1, o, total);
     const V x0 = LoadRun(df, src0 + o, count);
     const V x1 = LoadRun(df, src1 + o, count);
-    StoreRun(df, hn::MulAdd(x1, p0, x0), dst + o, count, stream);
+    return hn::MulAdd(x1, p0, x0);
+  };
+  const auto store = [=](size_t o, size_t count, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    StoreRun(df, v, dst + o, count, stream);
   };
   ForEachElementwise<Format, 1>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached, a.intel,
-                                visit);
+                                MakeRunOps(load, store));
 }
 
 // Type 9: channel concatenation of src0 and src1; dst0 gets
@@ -314,7 +319,6 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
 template <typename T, class Format, class DF>
 HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
   using V = hn::Vec<DF>;
-  const V zero = hn::Zero(df);
   const size_t C = a.channels + a.channels1, S = a.spatial;
   const T* const srcs[2] = {a.src0, a.src1};
   T* const dst0 = a.dst0;
@@ -379,16 +383,21 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
       const T* src = srcs[i];
       const size_t Ci = counts[i];
       const float* const params[2] = {a.channel[0] + base, a.channel[1] + base};
-      ForEachChannelRun<Format, 2>(
-          df, Ci, S, a.sBegin, a.sEnd, params,
-          [&](size_t c, size_t s, size_t count, V p0, V p1, V) HWY_ATTR {
-            const size_t i = c * S + s;
-            PrefetchAhead(src, i, Ci * S);
-            const V v = LoadRun(df, src + i, count);
-            const size_t o = (base + c) * S + s;
-            StoreRun(df, hn::Max(zero, hn::MulAdd(v, p0, p1)), dst0 + o, count, stream);
-            if (dst1 != nullptr) StoreRun(df, v, dst1 + o, count, stream);
-          });
+      // Offsets are src's; dst's are base * S further. By value and
+      // without vectors, as in FusedUnary. dst1's copy loads the run again
+      // (from L1) when it is stored.
+      T* const out0 = dst0 + base * S;
+      T* const out1 = dst1 != nullptr ? dst1 + base * S : nullptr;
+      const auto load = [=](size_t i, size_t count, size_t pf, V p0, V p1,
+                            V) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        PrefetchAhead(src, pf, Ci * S);
+        return hn::Max(hn::Zero(df), hn::MulAdd(LoadRun(df, src + i, count), p0, p1));
+      };
+      const auto store = [=](size_t i, size_t count, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        StoreRun(df, v, out0 + i, count, stream);
+        if (out1 != nullptr) StoreRun(df, LoadRun(df, src + i, count), out1 + i, count, stream);
+      };
+      ForEachChannelRun<Format, 2>(df, Ci, S, a.sBegin, a.sEnd, params, MakeRunOps(load, store));
       base += Ci;
     }
   }
