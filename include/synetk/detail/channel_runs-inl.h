@@ -67,14 +67,19 @@ HWY_INLINE RunOps<Load, Store> MakeRunOps(Load load, Store store) {
 // Runs k < kCount (at most 8), all loaded, load(k), before the first is
 // stored, store(k, v). With each run's store before the next run's load,
 // loops that stream tensors from L2 or L3 ran at 0.72-0.80 of memcpy (Zen 5,
-// NCHW fused layers, 64x3136 and 256x784 fp32); loading eight runs ahead
-// (eight cache lines on AVX-512) ran them at 0.89-0.90, as it did a bare
+// AVX-512, NCHW fused layers, 64x3136 and 256x784 fp32); loading eight runs
+// ahead (eight cache lines) ran them at 0.84-0.93, as it did a bare
 // load-max-store loop (0.75-0.79 in pairs, 0.92 in fours, 0.96-0.97 in
 // eights): the stores, each missing the cache, fill the store queue and
 // hold back the loads behind them. Eight variables, not an array: SVE
 // vectors are sizeless. Where outputs may be the inputs (in place), a run's
 // lanes are still read before they are written.
-inline constexpr size_t kRunGroup = 8;
+//
+// Runs per group: eight on AVX-512. The AVX2 code on the same CPU lost with
+// groups of eight 32-byte runs (NCHW types 0 and 1 0.85 -> 0.77-0.80, type 9
+// 0.93 -> 0.81) and of two (type 9 0.93 -> 0.82), so other targets keep one
+// run at a time (1: no groups).
+inline constexpr size_t kRunGroup = (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL) ? 8 : 1;
 
 template <size_t kCount, class Load, class Store>
 HWY_INLINE void RunGroup(const Load& load, const Store& store) {
@@ -119,11 +124,19 @@ HWY_INLINE void ForEachChannelRun(DF df, size_t channels, size_t spatial,
       GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::Set(df, perChannel[k][c]); });
       const size_t row = c * spatial;
       size_t s = sBegin;
-      for (; s + kRunGroup * N <= sEnd; s += kRunGroup * N) {
-        const size_t o = row + s;
-        RunGroup<kRunGroup>(
-            [&](size_t k) HWY_ATTR { return ops.load(o + k * N, N, o + k * N, p0, p1, p2); },
-            [&](size_t k, V v) HWY_ATTR { ops.store(o + k * N, N, v); });
+      if constexpr (kRunGroup > 1) {
+        for (; s + kRunGroup * N <= sEnd; s += kRunGroup * N) {
+          const size_t o = row + s;
+          RunGroup<kRunGroup>(
+              [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+                return ops.load(o + k * N, N, o + k * N, p0, p1, p2);
+              },
+              [&](size_t k, V v) HWY_ATTR SYNETK_LAMBDA_INLINE { ops.store(o + k * N, N, v); });
+        }
+      }
+      for (; s + 2 * N <= sEnd; s += 2 * N) {
+        ops(row + s, N, row + s, p0, p1, p2);
+        ops(row + s + N, N, row + s + N, p0, p1, p2);
       }
       for (; s + N <= sEnd; s += N) ops(row + s, N, row + s, p0, p1, p2);
       if (s < sEnd) ops(row + s, sEnd - s, row + s, p0, p1, p2);
@@ -235,20 +248,26 @@ HWY_NOINLINE void NhwcInRegisters(DF df, size_t channels, size_t sBegin, size_t 
     if (r == 2) return visit.load(at, N, at, c0, c1, c2);
     return visit.load(at, N, at, d0, d1, d2);
   };
-  // Groups of whole pixels (RunGroup): 8, 4, 2 or 2 pixels of kR runs.
+  // Groups of whole pixels (RunGroup): 8, 4, 2 or 2 pixels of kR runs
+  // (none where kRunGroup is 1).
   const auto pixels = [&](auto runs) HWY_ATTR {
     constexpr size_t kR = decltype(runs)::value;
     constexpr size_t kP = kRunGroup / kR;
     const size_t end = sEnd * channels;
     size_t o = sBegin * channels;
-    for (; o + kP * channels <= end; o += kP * channels) {
-      // channels = kR * N: run k of the group is at o + k * N.
-      RunGroup<kP * kR>(
-          [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE { return load(o + k * N, k % kR); },
-          [&](size_t k, V v) HWY_ATTR SYNETK_LAMBDA_INLINE { visit.store(o + k * N, N, v); });
+    if constexpr (kP > 0) {
+      for (; o + kP * channels <= end; o += kP * channels) {
+        // channels = kR * N: run k of the group is at o + k * N.
+        RunGroup<kP * kR>(
+            [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE { return load(o + k * N, k % kR); },
+            [&](size_t k, V v) HWY_ATTR SYNETK_LAMBDA_INLINE { visit.store(o + k * N, N, v); });
+      }
     }
     for (; o < end; o += channels) {
-      for (size_t r = 0; r < kR; ++r) visit.store(o + r * N, N, load(o + r * N, r));
+      visit.store(o, N, load(o, 0));
+      if constexpr (kR > 1) visit.store(o + N, N, load(o + N, 1));
+      if constexpr (kR > 2) visit.store(o + 2 * N, N, load(o + 2 * N, 2));
+      if constexpr (kR > 3) visit.store(o + 3 * N, N, load(o + 3 * N, 3));
     }
   };
   switch (nr) {
@@ -273,7 +292,7 @@ HWY_NOINLINE void NhwcPixelByPixel(DF df, size_t channels, size_t sBegin, size_t
   V p0 = hn::Zero(df), p1 = p0, p2 = p0;
   for (size_t o = sBegin * channels; o < sEnd * channels; o += channels) {
     size_t c = 0;
-    for (; c + kRunGroup * N <= channels; c += kRunGroup * N) {
+    for (; kRunGroup > 1 && c + kRunGroup * N <= channels; c += kRunGroup * N) {
       RunGroup<kRunGroup>(
           [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
             const size_t at = c + k * N;
