@@ -330,7 +330,7 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
     const float* const scale = a.channel[0];
     const float* const bias = a.channel[1];
     // Every lambda here captures by value and no vector (see FusedUnary's
-    // visitor): captured by reference, the pointers, the stream flag and
+    // run halves): captured by reference, the pointers, the stream flag and
     // the zero vector were reloaded around every store, since vector stores
     // may alias anything (AVX-512, 64x3136 and 256x784: 0.38-0.47 of
     // memcpy).
