@@ -314,6 +314,35 @@ TEMPLATE_TEST_CASE("pooling max compares 16-bit floats as numbers", "[pooling]",
   });
 }
 
+// A window of -0 sums to +0 (the sum starts from 0), so its average is +0 in
+// every path, whichever place a path adds that +0 in (PoolStart, PoolEnd).
+// The shapes take the NCHW half-width rows (3x3 s2 p1, 2x2 s2), the NHWC stem
+// rows (one vector of channels, several, bf16 pairs), 5x5 s1 and global
+// windows, and the buffered rows of 3 channels.
+TEMPLATE_TEST_CASE("pooling average of negative zeros is +0", "[pooling]", float, bfloat16_t,
+                   float16_t) {
+  SYNETK_FOR_EACH_TARGET([] {
+    for (const auto& g : {Geom2D(16, 28, 28, 3, 3, 2, 2, 1, 1, false, false),
+                          Geom2D(64, 10, 14, 3, 3, 2, 2, 1, 1, true, true),
+                          Geom2D(7, 9, 40, 3, 3, 2, 2, 1, 1, true, false),
+                          Geom2D(8, 12, 32, 2, 2, 2, 2, 0, 0, false, false),
+                          Geom2D(5, 11, 13, 5, 5, 1, 1, 2, 2, false, false),
+                          Geom2D(33, 7, 7, 7, 7, 1, 1, 0, 0, false, false),
+                          Geom2D(3, 9, 20, 3, 3, 2, 2, 1, 1, true, true)}) {
+      INFO(Describe(g));
+      const std::vector<TestType> src(g.SrcSize(), TestElem<TestType>::FromFloat(-0.0f));
+      const TestType plusZero = TestElem<TestType>::FromFloat(0.0f);
+      for (const bool excludePad : {true, false}) {
+        const auto got = RunBothFormats<TestType, false>(src, g, excludePad, false);
+        for (size_t i = 0; i < got.size(); ++i) {
+          INFO("element " << i << " excludePad " << excludePad);
+          REQUIRE(std::memcmp(&got[i], &plusZero, sizeof(TestType)) == 0);
+        }
+      }
+    }
+  });
+}
+
 // 3D: channel windows with the same start/clip rule; the 2D parameters
 // through the 3D overload.
 TEMPLATE_TEST_CASE("pooling max 3D matches the reference on every target", "[pooling]", float,

@@ -407,12 +407,25 @@ HWY_INLINE hn::Vec<D> PoolStart(D d, hn::Vec<D> v) {
   return Ops::Combine(Ops::Identity(d), v);
 }
 
+// An average's +0 added once at the end of a window's sum instead of at the
+// start of each of its chains (PoolStart): the same bits, since a sum is -0
+// only when every term is -0 and no +0 joins it, wherever it joins. Paths
+// bound by fp32 adds spend one add per output vector instead of one per
+// chain (3x3 s2 NCHW: three).
+template <class Ops, class D>
+HWY_INLINE hn::Vec<D> PoolEnd(D d, hn::Vec<D> v) {
+  if constexpr (Ops::kOrderFree) return v;
+  return Ops::Combine(v, Ops::Identity(d));
+}
+
 // The vertical step of kRows (1 to 3) rows `pitch` apart from p, in
-// PoolRows' order: from +0 for averages, then the rows in order.
-template <class Ops, size_t kRows, class D, typename T>
+// PoolRows' order: from +0 for averages (unless kStart is false: the caller
+// adds it with PoolEnd), then the rows in order.
+template <class Ops, size_t kRows, bool kStart = true, class D, typename T>
 HWY_INLINE hn::Vec<D> PoolColumn(D d, const T* p, size_t pitch) {
   static_assert(kRows >= 1 && kRows <= 3, "1 to 3 rows");
-  hn::Vec<D> acc = PoolStart<Ops>(d, Ops::Load(d, p));
+  hn::Vec<D> acc = Ops::Load(d, p);
+  if constexpr (kStart) acc = PoolStart<Ops>(d, acc);
   if constexpr (kRows >= 2) acc = Ops::Combine(acc, Ops::Load(d, p + pitch));
   if constexpr (kRows >= 3) acc = Ops::Combine(acc, Ops::Load(d, p + 2 * pitch));
   return acc;
@@ -444,15 +457,16 @@ HWY_INLINE void PoolAreaRows(D d, hn::TFromD<D>* areas, size_t rows, size_t pitc
 
 // bf16 averages: the vertical step of kRows rows, `step` 32-bit lanes apart
 // from p, over 2N consecutive elements read as N 32-bit lanes: e sums the
-// even elements and od the odd ones (BF16LanesToF32), in PoolRows' order.
-template <class Ops, size_t kRows, class D>
+// even elements and od the odd ones (BF16LanesToF32), in PoolRows' order
+// (without the +0 when kStart is false, as in PoolColumn).
+template <class Ops, size_t kRows, bool kStart = true, class D>
 HWY_INLINE void PoolBF16LaneRows(D d, const uint32_t* p, size_t step, hn::Vec<D>& e,
                                  hn::Vec<D>& od) {
   const hn::RebindToUnsigned<D> du;
   hn::Vec<D> re, ro;
   BF16LanesToF32(d, hn::LoadU(du, p), re, ro);
-  e = PoolStart<Ops>(d, re);
-  od = PoolStart<Ops>(d, ro);
+  e = kStart ? PoolStart<Ops>(d, re) : re;
+  od = kStart ? PoolStart<Ops>(d, ro) : ro;
   for (size_t r = 1; r < kRows; ++r) {
     BF16LanesToF32(d, hn::LoadU(du, p + r * step), re, ro);
     e = Ops::Combine(e, re);
@@ -1118,6 +1132,8 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
   const auto emit = [&](size_t c, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
     const size_t j = c * step;
     if constexpr (!Ops::kOrderFree) {  // average: widths given with excludePad
+      // The direct rows' sums (kRows > 0) leave their +0 to the end.
+      if constexpr (kRows > 0) v = PoolEnd<Ops>(d, v);
       v = hn::Div(v, widths ? hn::Mul(area, hn::LoadU(d, widths + j)) : div);
     }
     // Lanes past `step` land on outputs written later.
@@ -1138,10 +1154,10 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
     }
   } else {
     // The vertical step at row offset x (x + 2N <= rowElems), in PoolRows'
-    // order (from +0 for averages, the rows in order).
+    // order (the rows in order; the average's +0 comes in emit).
     const auto vertical = [&](size_t x, V& lo, V& hi) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      lo = PoolColumn<Ops, kRows>(d, s + x, stride);
-      hi = PoolColumn<Ops, kRows>(d, s + x + N, stride);
+      lo = PoolColumn<Ops, kRows, false>(d, s + x, stride);
+      hi = PoolColumn<Ops, kRows, false>(d, s + x + N, stride);
     };
     // A chunk at the row's edge: its x clamped to [0, rowElems - 2N].
     const auto edge = [&](size_t c) HWY_ATTR SYNETK_LAMBDA_INLINE {
@@ -1169,10 +1185,11 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
 // NHWC, 3-wide windows of stride 2 along W (the ResNet stem's 3x3 s2 p1),
 // one output row whose kRows input rows at s are all inside src: no row
 // buffer. Output pixel dx combines the vertical steps of input columns
-// 2dx - pX .. 2dx - pX + 2, each the rows' combination in order from +0 (as
-// PoolRows computes them); adjacent outputs share a column, which `carry`
-// keeps per channel. Columns outside the row are the identity element (+0
-// or the lowest key: the same sums and maxima as leaving them out).
+// 2dx - pX .. 2dx - pX + 2, each the rows' combination in order (as PoolRows
+// computes them; the average's +0 comes at the end, PoolEnd); adjacent
+// outputs share a column, which `carry` keeps per channel. Columns outside
+// the row are the identity element (+0 or the lowest key: the same sums and
+// maxima as leaving them out).
 template <class Ops, size_t kRows, bool kOneVector, class D, typename T>
 HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems, size_t C,
                                   size_t W, size_t pX, size_t dstW, float hy, float divisor,
@@ -1181,10 +1198,11 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
   const V ident = Ops::Identity(d);
-  // The vertical step of the column at p (inside the row).
+  // The vertical step of the column at p (inside the row), without the
+  // average's +0: every pixel adds it once (PoolEnd).
   const size_t pitch = rowElems;
   auto colAt = [d, pitch](const T* p) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    return PoolColumn<Ops, kRows>(d, p, pitch);
+    return PoolColumn<Ops, kRows, false>(d, p, pitch);
   };
   // The vertical step of input column x (may be outside [0, W)), lanes c..
   auto col = [&](ptrdiff_t x, size_t c) HWY_ATTR SYNETK_LAMBDA_INLINE {
@@ -1208,7 +1226,7 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
         return;
       }
       // C, so pitch, is even: rows are whole lanes.
-      PoolBF16LaneRows<Ops, kRows>(
+      PoolBF16LaneRows<Ops, kRows, false>(
           d, reinterpret_cast<const uint32_t*>(s + static_cast<size_t>(x) * C + c), pitch / 2, e, o);
     } else {
       (void)x, (void)c, (void)e, (void)o;
@@ -1238,8 +1256,8 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
           colPairs(x0 + 2, c, e2, o2);
           hn::StoreU(e2, d, carry + c);
           hn::StoreU(o2, d, carry + c + N);
-          const V ae = hn::Div(Ops::Combine(Ops::Combine(e0, e1), e2), div);
-          const V ao = hn::Div(Ops::Combine(Ops::Combine(o0, o1), o2), div);
+          const V ae = hn::Div(PoolEnd<Ops>(d, Ops::Combine(Ops::Combine(e0, e1), e2)), div);
+          const V ao = hn::Div(PoolEnd<Ops>(d, Ops::Combine(Ops::Combine(o0, o1), o2)), div);
           // Whole pairs of channels: the store stays inside the pixel.
           hn::StoreU(F32ToBF16Lanes<true>(d, ae, ao), hn::RebindToUnsigned<D>(),
                      reinterpret_cast<uint32_t*>(out + dx * C + c));
@@ -1252,7 +1270,7 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
       const V v2 = col(x0 + 2, c);
       V acc = Ops::Combine(Ops::Combine(v0, col(x0 + 1, c)), v2);
       hn::StoreU(v2, d, carry + c);
-      if constexpr (!Ops::kOrderFree) acc = hn::Div(acc, div);
+      if constexpr (!Ops::kOrderFree) acc = hn::Div(PoolEnd<Ops>(d, acc), div);
       // Lanes past C land in the next pixel, which is written later.
       const size_t o = dx * C + c;
       PoolStoreDst<Ops>(d, acc, out + o, avail - o);
@@ -1280,7 +1298,7 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
       const V v2 = colAt(q + C);
       V acc = Ops::Combine(Ops::Combine(k, colAt(q)), v2);
       k = v2;
-      if constexpr (!Ops::kOrderFree) acc = hn::Div(acc, div);
+      if constexpr (!Ops::kOrderFree) acc = hn::Div(PoolEnd<Ops>(d, acc), div);
       PoolStoreDst<Ops>(d, acc, out + dx * C, avail - dx * C);
     }
     hn::StoreU(k, d, carry);
@@ -2052,12 +2070,12 @@ HWY_INLINE void PoolHalfWidthRow(D d, const Columns& columns, const Ahead& ahead
     if (kx3) {
       const V prev = PoolSlideUp1(d, od, carry);
       carry = od;
-      // Averages in the buffered paths' order, ((0 + prev) + e) + o.
-      acc = Ops::Combine(Ops::Combine(PoolStart<Ops>(d, prev), e), od);
+      // Averages in the buffered paths' order, (prev + e) + o, then +0.
+      acc = Ops::Combine(Ops::Combine(prev, e), od);
     } else {
-      acc = Ops::Combine(PoolStart<Ops>(d, e), od);
+      acc = Ops::Combine(e, od);
     }
-    return PoolDivide<Ops>(d, acc, div, k, divAll);
+    return PoolDivide<Ops>(d, PoolEnd<Ops>(d, acc), div, k, divAll);
   };
   // Lanes past the row land on outputs written later.
   if constexpr (Ops::kDivides && sizeof(T) == 2) {
@@ -2098,8 +2116,9 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
     const T* const ahead = s + (kRows + 2) * pitch;
     const T* const p0 = s;
     const auto vert = [p0, pitch, d](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      return PoolColumn<Ops, kRows>(d, p0 + x, pitch);
+      return PoolColumn<Ops, kRows, false>(d, p0 + x, pitch);
     };
+    // The rows' sums leave out the +0 that PoolHalfWidthRow adds (PoolEnd).
     PoolHalfWidthRow<Ops>(
         d,
         [p0, pitch, d, vert](size_t x, V& e, V& od) HWY_ATTR SYNETK_LAMBDA_INLINE {
@@ -2108,8 +2127,8 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
             // (BF16LanesToF32): 64x112x112 3x3 s2 p1 on Zen 3, 0.87 -> 0.65
             // ns per output.
             // W is even: rows are whole lanes.
-            PoolBF16LaneRows<Ops, kRows>(d, reinterpret_cast<const uint32_t*>(p0 + x), pitch / 2,
-                                         e, od);
+            PoolBF16LaneRows<Ops, kRows, false>(d, reinterpret_cast<const uint32_t*>(p0 + x),
+                                                pitch / 2, e, od);
           } else {
             PoolSplitColumns(d, vert, x, e, od);
           }
