@@ -11,6 +11,7 @@
 #include "reference/quant_ref.h"
 
 #include <climits>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <string>
@@ -463,6 +464,44 @@ TEST_CASE("QuantizedScale matches the reference on every target", "[quant]") {
         f.scale[5] = -1e5f;
         f.scale[66] = -1e9f;
         CheckScale(f);
+      }
+    }
+  });
+}
+
+// Stateless calls keep the plans and byte maps of recent parameter sets per
+// thread (quant_scale-inl.h, ScalePlanCache): a set whose key differs in any
+// input must not run another set's work. Seven sets, more than the cache
+// holds, in turns, each called twice in a row per format (RunScale: out of
+// place, then in place; a short call plans on the second sighting), so that
+// every round hits, misses and evicts. S = 40: fp32 rows, or plans from the
+// second call; 600: NCHW byte tables on the byte-lookup targets; 1030: plans
+// from the first call.
+TEST_CASE("QuantizedScale's stateless calls reuse plans only for equal parameters", "[quant]") {
+  SYNETK_FOR_EACH_TARGET([] {
+    for (size_t S : {40, 600, 1030}) {
+      const ScaleCase base = MakeScale(64, S, true);
+      std::vector<ScaleCase> sets(7, base);
+      sets[1].scale[7] = -sets[1].scale[7];
+      sets[2].bias[63] += 1.0f;
+      sets[3].srcScale *= 1.5f;
+      sets[4].dstZero = (sets[4].dstZero + 7) % 256;
+      sets[5].withBias = false;
+      sets[6].srcZero = (sets[6].srcZero + 9) % 256;
+      for (int round = 0; round < 3; ++round) {
+        for (size_t i = 0; i < sets.size(); ++i) {
+          INFO("S=" << S << " set " << i << " round " << round);
+          RunScale<synetk::Nchw>(sets[i], sets[i].src);
+          RunScale<synetk::Nhwc>(sets[i], Transpose(sets[i].src, sets[i].C, S));
+        }
+      }
+      // The same parameters one float bit apart.
+      ScaleCase ulp = base;
+      ulp.scale[0] = std::nextafter(ulp.scale[0], 10.0f);
+      const ScaleCase* const both[] = {&base, &ulp};
+      for (const ScaleCase* k : both) {
+        RunScale<synetk::Nchw>(*k, k->src);
+        RunScale<synetk::Nhwc>(*k, Transpose(k->src, k->C, S));
       }
     }
   });

@@ -13,6 +13,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <new>
+#include <vector>
 
 #include <hwy/highway.h>
 
@@ -751,6 +754,98 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
   }
 }
 
+// Work kept between stateless calls, per thread and per target (this is
+// per-target code): fixed-point plans, and the NCHW byte maps of the
+// byte-lookup targets. Engines run a layer with the same parameters at every
+// inference, so the stateless API then does its per-call work once per
+// parameter set, as a QuantizedScaleContext does. The key is every input of
+// that work, compared bit for bit: the channel count, the planned channels,
+// the variant (bias, clamp, NaN, maps), the per-tensor parameters and every
+// scale and bias. Plans: a call shorter than kScaleFixedMinLen positions
+// plans only when its key is already listed (seen once without a plan), so
+// a one-off call keeps the fp32 formula; a planned key holds a
+// ScaleFixedPlans (about 11 KiB) on the heap. Maps: calls that build byte
+// tables keep them (256 bytes per channel, up to kScaleKeptMapsMaxC
+// channels). kScalePlanCacheEntries keys, least recently used out.
+constexpr size_t kScalePlanCacheEntries = 4;
+constexpr size_t kScaleKeptMapsMaxC = 256;
+
+struct ScalePlanKey {
+  size_t channels = 0, planned = 0;
+  int variant = 0;  // bit 0: bias, 1: clamp, 2: NaN, 3: NCHW maps
+  int32_t srcZero = 0, dstZero = 0;
+  float srcScale = 0.0f, invDstScale = 0.0f;
+  std::vector<float> params;  // scale, then bias
+
+  // Whether a's call, planning `planned` channels in `variant`, has this key
+  // (floats compared bit for bit).
+  bool Matches(const detail::ScaleArgs& a, size_t plannedChannels, int callVariant) const {
+    const size_t C = a.channels;
+    return channels == C && planned == plannedChannels && variant == callVariant &&
+           srcZero == a.srcZero && dstZero == a.dstZero &&
+           std::memcmp(&srcScale, &a.srcScale, 4) == 0 &&
+           std::memcmp(&invDstScale, &a.invDstScale, 4) == 0 &&
+           std::memcmp(params.data(), a.scale, C * 4) == 0 &&
+           ((callVariant & 1) == 0 || std::memcmp(params.data() + C, a.bias, C * 4) == 0);
+  }
+  void Set(const detail::ScaleArgs& a, size_t plannedChannels, int callVariant) {
+    const size_t C = a.channels;
+    channels = C;
+    planned = plannedChannels;
+    variant = callVariant;
+    srcZero = a.srcZero;
+    dstZero = a.dstZero;
+    srcScale = a.srcScale;
+    invDstScale = a.invDstScale;
+    params.assign(a.scale, a.scale + C);
+    if (callVariant & 1) params.insert(params.end(), a.bias, a.bias + C);
+  }
+};
+
+struct ScaleKeptMaps {
+  detail::ByteMap map[kScaleKeptMapsMaxC];
+};
+
+struct ScalePlanCache {
+  struct Entry {
+    ScalePlanKey key;
+    // Kept across keys (their memory; `planned` says whether they are the
+    // key's): NHWC plans or NCHW maps.
+    std::unique_ptr<ScaleFixedPlans> plans;
+    std::unique_ptr<ScaleKeptMaps> maps;
+    bool planned = false;
+    uint64_t lastUse = 0;  // 0: empty
+  };
+  Entry entries[kScalePlanCacheEntries];
+  uint64_t clock = 0;
+
+  Entry* Find(const detail::ScaleArgs& a, size_t planned, int variant) {
+    for (Entry& e : entries) {
+      if (e.lastUse != 0 && e.key.Matches(a, planned, variant)) {
+        e.lastUse = ++clock;
+        return &e;
+      }
+    }
+    return nullptr;
+  }
+  // The least recently used entry, now a's key, not planned.
+  Entry& Add(const detail::ScaleArgs& a, size_t planned, int variant) {
+    Entry* out = &entries[0];
+    for (Entry& e : entries) {
+      if (e.lastUse < out->lastUse) out = &e;
+    }
+    out->key.Set(a, planned, variant);
+    out->planned = false;
+    out->lastUse = ++clock;
+    return *out;
+  }
+};
+
+HWY_INLINE ScalePlanCache& ThreadScalePlans() {
+  thread_local ScalePlanCache cache;
+  return cache;
+}
+
 // The fixed-point path where it applies and pays: returns false to leave the
 // call to the fp32 (or table) kernels.
 template <bool kHasBias, bool kNaN, bool kClamp4, class Format>
@@ -764,9 +859,8 @@ HWY_NOINLINE bool ScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
     const size_t W = 2 * hn::Lanes(hn::ScalableTag<int16_t>());
     // Stored plans cost nothing to plan, so they pay at any length.
     const bool stored = a.prepared.plans != nullptr;
-    if (!ScalePlanFits(a.channels) || (!stored && a.sEnd - a.sBegin < kScaleFixedMinLen)) {
-      return false;
-    }
+    const bool shortCall = a.sEnd - a.sBegin < kScaleFixedMinLen;
+    if (!ScalePlanFits(a.channels)) return false;
     const size_t Cf = kNhwc ? a.channels / W * W : 0;
     if (kNhwc && Cf == 0) return false;
     // The planner's stack copy, or the context's plans (made for all
@@ -782,10 +876,58 @@ HWY_NOINLINE bool ScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
       return true;
     };
     if (stored) return run(*a.prepared.plans);
+    // Plans kept from an earlier call with the same parameters, or made now
+    // and kept (ScalePlanCache).
+    ScalePlanCache& cache = ThreadScalePlans();
+    const int variant = (kHasBias ? 1 : 0) | (kClamp4 ? 2 : 0);
+    ScalePlanCache::Entry* e = cache.Find(a, Cf, variant);
+    if (e != nullptr && e->planned) return run(*e->plans);
+    if (e == nullptr) {
+      e = &cache.Add(a, Cf, variant);
+      if (shortCall) return false;  // seen once: the next such call plans
+    }
+    e->maps.reset();  // an NCHW key's maps, if the entry had one
+    if (e->plans == nullptr) e->plans.reset(new (std::nothrow) ScaleFixedPlans);
+    if (e->plans != nullptr) {
+      PlanScaleFixed<kHasBias, kClamp4>(a, k, q, Cf, *e->plans);
+      e->planned = true;
+      return run(*e->plans);
+    }
+    if (shortCall) return false;
     ScaleFixedPlans plans;
     PlanScaleFixed<kHasBias, kClamp4>(a, k, q, Cf, plans);
     return run(plans);
   }
+}
+
+// NCHW byte tables kept for the next call with the same parameters
+// (ScalePlanCache), for up to kScaleKeptMapsMaxC channels: the same maps
+// as ScaleNchwTables builds, built once per parameter set.
+template <bool kHasBias, bool kNaN, bool kClamp>
+HWY_INLINE void ScaleNchwKeptTables(const detail::ScaleArgs& a, const ScaleParams& k,
+                                    const QuantizeParams& q) {
+  const size_t C = a.channels, S = a.spatial, len = a.sEnd - a.sBegin;
+  if (C > kScaleKeptMapsMaxC) return ScaleNchwTables<kHasBias, kNaN, kClamp>(a, k, q);
+  ScalePlanCache& cache = ThreadScalePlans();
+  const int variant = (kHasBias ? 1 : 0) | (kClamp ? 2 : 0) | (kNaN ? 4 : 0) | 8;
+  ScalePlanCache::Entry* e = cache.Find(a, 0, variant);
+  if (e == nullptr) e = &cache.Add(a, 0, variant);
+  if (!e->planned) {
+    e->plans.reset();  // an NHWC key's plans, if the entry had them
+    if (e->maps == nullptr) e->maps.reset(new (std::nothrow) ScaleKeptMaps);
+    if (e->maps == nullptr) return ScaleNchwTables<kHasBias, kNaN, kClamp>(a, k, q);
+    const hn::ScalableTag<float> df;
+    HWY_ALIGN float u[256];
+    ScaleSourceTable(k, u);
+    for (size_t c = 0; c < C; ++c) {
+      ScaleChannelTable<kHasBias, kNaN, kClamp>(df, u, a.scale, a.bias, c, k, q, e->maps->map[c]);
+    }
+    e->planned = true;
+  }
+  const detail::ByteMap* const maps = e->maps->map;
+  const uint8_t* const src = a.src + a.sBegin;
+  uint8_t* const dst = a.dst + a.sBegin;
+  for (size_t c = 0; c < C; ++c) MapBytes(maps[c], src + c * S, len, dst + c * S);
 }
 
 // NCHW through a QuantizedScaleContext's stored byte maps.
@@ -827,7 +969,7 @@ void ScaleKernel(const detail::ScaleArgs& a) {
       if (kByteLookup && a.prepared.maps != nullptr) {
         ScaleNchwStoredMaps(a);
       } else if (kByteLookup && a.sEnd - a.sBegin >= kTableMinBytes) {
-        ScaleNchwTables<kBias, kNaN, kClamp>(a, k, q);
+        ScaleNchwKeptTables<kBias, kNaN, kClamp>(a, k, q);
       } else {
         ScaleNchwRows<kBias, kNaN, kClamp>(a, k, q, nullptr);
       }
