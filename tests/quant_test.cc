@@ -172,10 +172,14 @@ void QuantizeCases() {
   CheckQuantize<F, Q>(big, 1.0f / 0.043f, QMax<Q>() / 2);
   // One edge value alone among ordinary ones, at every position of the
   // first 70 (more than four 16-lane vectors): the kernel may test a whole
-  // block at once and must see any single NaN, infinity or |v| >= 2^22.
+  // block at once and must see any single NaN, infinity, |v| >= 2^22 or
+  // |v| >= 2^31 (where the x86 conversion gives INT_MIN), and values that
+  // saturate int16 before the zero point is added.
   const float inf = std::numeric_limits<float>::infinity();
   for (float x : {std::nanf(""), -std::nanf(""), inf, -inf, 4194304.0f, -4194304.0f, 4194303.5f,
-                  -4194303.5f, 16777216.0f, -16777216.0f, 3.0e9f, -1e30f}) {
+                  -4194303.5f, 16777216.0f, -16777216.0f, 3.0e9f, -1e30f, 2147483648.0f,
+                  2147483520.0f, -2147483648.0f, -2147483520.0f, 32767.5f, 32768.0f,
+                  -32768.5f, -32769.0f, 65535.0f}) {
     std::vector<F> lone(70);
     for (auto& y : lone) y = ToElem<F>(RandomFloat(-90.0f, 90.0f));
     for (size_t p = 0; p < lone.size(); ++p) {

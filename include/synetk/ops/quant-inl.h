@@ -179,7 +179,6 @@ constexpr int32_t kMagicBits = 0x4B400000;  // bits of 1.5f * 2^23
 constexpr float kMagic = 12582912.0f;
 // Below this magnitude the rounding by kMagic is exact without a clamp.
 constexpr float kUnclampedLimit = 4194304.0f;  // 2^22
-constexpr int32_t kUnclampedLimitBits = 0x4A800000;
 
 HWY_INLINE QuantizeParams MakeQuantize(int32_t zero, int32_t qmin, int32_t qmax) {
   return {static_cast<float>(qmin - zero), static_cast<float>(qmax - zero), kMagicBits - zero};
@@ -285,6 +284,70 @@ HWY_INLINE void StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, h
   StoreQ(di, r2, p + 2 * N);
   StoreQ(di, r3, p + 3 * N);
 }
+
+#if SYNETK_QUANT_X86_PACKS
+// QuantizeLinear's plain blocks on x86: four vectors rounded to int32 by the
+// conversion instruction (to nearest even, as the magic-number add rounds;
+// INT_MIN for NaN and |v| >= 2^31), narrowed by saturating packs with the
+// zero point added in between, in saturating 16-bit lanes (half as many adds
+// as in int32 lanes). r + zero saturates the same way: r beyond int16 stays
+// beyond Q's range after the add. Returns false, storing nothing, where a lane
+// is INT_MIN: the caller takes the general path.
+template <typename Q, class DF>
+HWY_INLINE bool StoreQ4Rounded(DF df, hn::Vec<DF> v0, hn::Vec<DF> v1, hn::Vec<DF> v2,
+                               hn::Vec<DF> v3, int32_t zero, Q* HWY_RESTRICT p) {
+  constexpr bool kU8 = ElementTraits<Q>::kEncoding == Encoding::kUint8;
+  (void)df;
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (sizeof(hn::Vec<DF>) == 64) {
+    const __m512i i0 = _mm512_cvtps_epi32(v0.raw), i1 = _mm512_cvtps_epi32(v1.raw);
+    const __m512i i2 = _mm512_cvtps_epi32(v2.raw), i3 = _mm512_cvtps_epi32(v3.raw);
+    const __m512i low = _mm512_min_epi32(_mm512_min_epi32(i0, i1), _mm512_min_epi32(i2, i3));
+    if (_mm512_cmpeq_epi32_mask(low, _mm512_set1_epi32(INT32_MIN)) != 0) return false;
+    const __m512i z = _mm512_set1_epi16(static_cast<int16_t>(zero));
+    const __m512i ab = _mm512_adds_epi16(_mm512_packs_epi32(i0, i1), z);  // per 128-bit block
+    const __m512i cd = _mm512_adds_epi16(_mm512_packs_epi32(i2, i3), z);
+    const __m512i bytes = kU8 ? _mm512_packus_epi16(ab, cd) : _mm512_packs_epi16(ab, cd);
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    _mm512_storeu_si512(p, _mm512_permutexvar_epi32(order, bytes));
+    return true;
+  }
+#elif HWY_TARGET == HWY_AVX2
+  if constexpr (sizeof(hn::Vec<DF>) == 32) {
+    const __m256i i0 = _mm256_cvtps_epi32(v0.raw), i1 = _mm256_cvtps_epi32(v1.raw);
+    const __m256i i2 = _mm256_cvtps_epi32(v2.raw), i3 = _mm256_cvtps_epi32(v3.raw);
+    const __m256i low = _mm256_min_epi32(_mm256_min_epi32(i0, i1), _mm256_min_epi32(i2, i3));
+    if (!_mm256_testz_si256(_mm256_cmpeq_epi32(low, _mm256_set1_epi32(INT32_MIN)),
+                            _mm256_set1_epi32(-1))) {
+      return false;
+    }
+    const __m256i z = _mm256_set1_epi16(static_cast<int16_t>(zero));
+    const __m256i ab = _mm256_adds_epi16(_mm256_packs_epi32(i0, i1), z);
+    const __m256i cd = _mm256_adds_epi16(_mm256_packs_epi32(i2, i3), z);
+    const __m256i bytes = kU8 ? _mm256_packus_epi16(ab, cd) : _mm256_packs_epi16(ab, cd);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_permutevar8x32_epi32(bytes, order));
+    return true;
+  }
+#else
+  if constexpr (sizeof(hn::Vec<DF>) == 16 && hn::MaxLanes(DF()) == 4) {
+    const __m128i i0 = _mm_cvtps_epi32(v0.raw), i1 = _mm_cvtps_epi32(v1.raw);
+    const __m128i i2 = _mm_cvtps_epi32(v2.raw), i3 = _mm_cvtps_epi32(v3.raw);
+    const __m128i min = _mm_set1_epi32(INT32_MIN);  // SSSE3 has no _mm_min_epi32
+    const __m128i hit01 = _mm_or_si128(_mm_cmpeq_epi32(i0, min), _mm_cmpeq_epi32(i1, min));
+    const __m128i hit23 = _mm_or_si128(_mm_cmpeq_epi32(i2, min), _mm_cmpeq_epi32(i3, min));
+    if (_mm_movemask_epi8(_mm_or_si128(hit01, hit23)) != 0) return false;
+    const __m128i z = _mm_set1_epi16(static_cast<int16_t>(zero));
+    const __m128i ab = _mm_adds_epi16(_mm_packs_epi32(i0, i1), z);
+    const __m128i cd = _mm_adds_epi16(_mm_packs_epi32(i2, i3), z);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                     kU8 ? _mm_packus_epi16(ab, cd) : _mm_packs_epi16(ab, cd));
+    return true;
+  }
+#endif
+  return false;
+}
+#endif
 
 template <typename Q, class DI>
 HWY_INLINE void StoreQRun(DI di, hn::Vec<DI> r, Q* p, size_t count) {
@@ -695,18 +758,6 @@ void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::
 }
 
 // ---- QuantizeLinear: dst = clamp(Round(src * norm) + zero) --------------------
-// Whether four vectors hold no NaN and only |v| < 2^22, where Quantize needs
-// neither its NaN test nor its clamp before a saturating StoreQ4: one test
-// per block instead of four ops per vector. The largest |v| is taken as
-// integers: NaN bits lie above every finite value's, and the integer max
-// keeps them where the fp32 max would drop them.
-template <class DI, class V>
-HWY_INLINE bool PlainBlock(DI di, V v0, V v1, V v2, V v3) {
-  const auto mag = [di](V v) HWY_ATTR { return hn::And(hn::BitCast(di, v), hn::Set(di, 0x7FFFFFFF)); };
-  const auto top = hn::Max(hn::Max(mag(v0), mag(v1)), hn::Max(mag(v2), mag(v3)));
-  return hn::AllTrue(di, hn::Lt(top, hn::Set(di, kUnclampedLimitBits)));
-}
-
 template <class Cfg>
 void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quant>& a) {
   using Q = typename Cfg::Quant;
@@ -718,27 +769,29 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
   // Locals: stores through dst (8-bit) could alias the fields of a, which the
   // compiler would otherwise reload after every store.
   const float norm = a.norm;
+  [[maybe_unused]] const int32_t zero = a.zero;
   const typename Cfg::Float* HWY_RESTRICT const src = a.src;
   Q* HWY_RESTRICT const dst = a.dst;
   const size_t size = a.size;
   const auto scale = [&](hn::Vec<D> x) HWY_ATTR { return hn::Mul(x, hn::Set(df, norm)); };
-  // binary16 sources keep the per-vector clamp: with the block test below,
-  // f16 -> int8 64x56x56 ran 26 -> 32 us on AVX2 (Zen 3), while f32 and
-  // bf16 gained 23 -> 17 and 29 -> 22 us.
-  constexpr bool kBlockTest =
+  // Blocks of four vectors go through StoreQ4Rounded, and only those with a
+  // NaN or |v| >= 2^31 through Quantize's NaN test and clamp (stop 34: f32 ->
+  // u8 64x56x56 on AVX3_DL 0.74-0.77 -> 0.86 of memcpy). binary16 sources
+  // keep the per-vector clamp: with the earlier block test (|v| < 2^22
+  // before the magic-number rounding), f16 -> int8 64x56x56 ran 26 -> 32 us
+  // on AVX2 (Zen 3), while f32 and bf16 gained 23 -> 17 and 29 -> 22 us.
+  [[maybe_unused]] constexpr bool kBlockTest =
       kStoreQ4Saturates && ElementTraits<typename Cfg::Float>::kEncoding != Encoding::kFloat16;
   size_t i = 0;
   for (; i + 4 * N <= size; i += 4 * N) {
     PrefetchAheadLines(src, i, 4 * N, size);
     const auto v0 = scale(LoadF32(df, src + i)), v1 = scale(LoadF32(df, src + i + N));
     const auto v2 = scale(LoadF32(df, src + i + 2 * N)), v3 = scale(LoadF32(df, src + i + 3 * N));
+#if SYNETK_QUANT_X86_PACKS
     if constexpr (kBlockTest) {
-      if (HWY_LIKELY(PlainBlock(di, v0, v1, v2, v3))) {
-        StoreQ4(di, Quantize<false, false>(df, v0, q), Quantize<false, false>(df, v1, q),
-                Quantize<false, false>(df, v2, q), Quantize<false, false>(df, v3, q), dst + i);
-        continue;
-      }
+      if (HWY_LIKELY(StoreQ4Rounded(df, v0, v1, v2, v3, zero, dst + i))) continue;
     }
+#endif
     StoreQ4(di, Quantize<true>(df, v0, q), Quantize<true>(df, v1, q), Quantize<true>(df, v2, q),
             Quantize<true>(df, v3, q), dst + i);
   }
