@@ -828,14 +828,16 @@ struct ScalePlanCache {
     }
     return nullptr;
   }
-  // The least recently used entry, now a's key, not planned.
+  // The least recently used entry, now a's key, not planned. (Emptied
+  // first: if copying the key throws, no call can match the half-set key.)
   Entry& Add(const detail::ScaleArgs& a, size_t planned, int variant) {
     Entry* out = &entries[0];
     for (Entry& e : entries) {
       if (e.lastUse < out->lastUse) out = &e;
     }
-    out->key.Set(a, planned, variant);
     out->planned = false;
+    out->lastUse = 0;
+    out->key.Set(a, planned, variant);
     out->lastUse = ++clock;
     return *out;
   }
