@@ -455,20 +455,24 @@ HWY_INLINE void PoolAreaRows(D d, hn::TFromD<D>* areas, size_t rows, size_t pitc
   }
 }
 
-// bf16 averages: the vertical step of kRows rows, `step` 32-bit lanes apart
+// bf16 averages: the vertical step of kRows rows, `pitch` elements apart
 // from p, over 2N consecutive elements read as N 32-bit lanes: e sums the
 // even elements and od the odd ones (BF16LanesToF32), in PoolRows' order
-// (without the +0 when kStart is false, as in PoolColumn).
-template <class Ops, size_t kRows, bool kStart = true, class D>
-HWY_INLINE void PoolBF16LaneRows(D d, const uint32_t* p, size_t step, hn::Vec<D>& e,
-                                 hn::Vec<D>& od) {
+// (without the +0 when kStart is false, as in PoolColumn). p starts a
+// 32-bit lane except in the AVX-512 pick rows, whose unaligned loads take
+// any address.
+template <class Ops, size_t kRows, bool kStart = true, class D, typename T>
+HWY_INLINE void PoolBF16LaneRows(D d, const T* p, size_t pitch, hn::Vec<D>& e, hn::Vec<D>& od) {
   const hn::RebindToUnsigned<D> du;
+  const auto pairs = [&](size_t r) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    return hn::LoadU(du, reinterpret_cast<const uint32_t*>(p + r * pitch));
+  };
   hn::Vec<D> re, ro;
-  BF16LanesToF32(d, hn::LoadU(du, p), re, ro);
+  BF16LanesToF32(d, pairs(0), re, ro);
   e = kStart ? PoolStart<Ops>(d, re) : re;
   od = kStart ? PoolStart<Ops>(d, ro) : ro;
   for (size_t r = 1; r < kRows; ++r) {
-    BF16LanesToF32(d, hn::LoadU(du, p + r * step), re, ro);
+    BF16LanesToF32(d, pairs(r), re, ro);
     e = Ops::Combine(e, re);
     od = Ops::Combine(od, ro);
   }
@@ -1180,18 +1184,7 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
     // x .. x + 2N - 1 as lo, hi, or (kEvenOdd) the even and odd ones.
     const auto vertical = [&](size_t x, V& lo, V& hi) HWY_ATTR SYNETK_LAMBDA_INLINE {
       if constexpr (kEvenOdd) {
-        // 16-bit loads: x may be odd, so the lanes' pairs need not be aligned.
-        const hn::Repartition<uint16_t, D> d16;
-        const auto pairs = [&](size_t r) HWY_ATTR SYNETK_LAMBDA_INLINE {
-          return hn::BitCast(du, hn::LoadU(d16, reinterpret_cast<const uint16_t*>(s + r * stride + x)));
-        };
-        V e, o;
-        BF16LanesToF32(d, pairs(0), lo, hi);
-        for (size_t r = 1; r < kRows; ++r) {
-          BF16LanesToF32(d, pairs(r), e, o);
-          lo = Ops::Combine(lo, e);
-          hi = Ops::Combine(hi, o);
-        }
+        PoolBF16LaneRows<Ops, kRows, false>(d, s + x, stride, lo, hi);  // x may be odd
       } else {
         lo = PoolColumn<Ops, kRows, false>(d, s + x, stride);
         hi = PoolColumn<Ops, kRows, false>(d, s + x + N, stride);
@@ -1263,9 +1256,7 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
         e = o = ident;
         return;
       }
-      // C, so pitch, is even: rows are whole lanes.
-      PoolBF16LaneRows<Ops, kRows, false>(
-          d, reinterpret_cast<const uint32_t*>(s + static_cast<size_t>(x) * C + c), pitch / 2, e, o);
+      PoolBF16LaneRows<Ops, kRows, false>(d, s + static_cast<size_t>(x) * C + c, pitch, e, o);
     } else {
       (void)x, (void)c, (void)e, (void)o;
     }
@@ -2164,9 +2155,7 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
             // Columns 2i and 2i + 1 as the halves of 32-bit lane i
             // (BF16LanesToF32): 64x112x112 3x3 s2 p1 on Zen 3, 0.87 -> 0.65
             // ns per output.
-            // W is even: rows are whole lanes.
-            PoolBF16LaneRows<Ops, kRows, false>(d, reinterpret_cast<const uint32_t*>(p0 + x),
-                                                pitch / 2, e, od);
+            PoolBF16LaneRows<Ops, kRows, false>(d, p0 + x, pitch, e, od);
           } else {
             PoolSplitColumns(d, vert, x, e, od);
           }

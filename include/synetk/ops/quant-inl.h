@@ -244,15 +244,23 @@ constexpr bool kStoreQ4Saturates = SYNETK_QUANT_X86_PACKS;
 
 // Four vectors at once: 4*Lanes(di) elements at p. On x86 two 32->16 packs,
 // one 16->8 pack (and on AVX2/AVX-512 one dword permute) replace four
-// narrowings (two shuffles each) and four partial stores.
-template <typename Q, class DI>
+// narrowings (two shuffles each) and four partial stores. Values are in Q's
+// range, or with kAdd16 any int32 that gets `add16` added in saturating
+// 16-bit lanes between the x86 packs (StoreQ4Rounded), with the same bytes
+// as clamp(r + add16) in the other branch.
+template <typename Q, bool kAdd16 = false, class DI>
 HWY_INLINE void StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, hn::Vec<DI> r3,
-                        Q* HWY_RESTRICT p) {
+                        Q* HWY_RESTRICT p, int16_t add16 = 0) {
   [[maybe_unused]] constexpr bool kU8 = ElementTraits<Q>::kEncoding == Encoding::kUint8;
+  (void)add16;
 #if SYNETK_QUANT_X86_PACKS && (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL)
   if constexpr (sizeof(hn::Vec<DI>) == 64) {  // full 512-bit vectors
-    const __m512i ab = _mm512_packs_epi32(r0.raw, r1.raw);  // per 128-bit block
-    const __m512i cd = _mm512_packs_epi32(r2.raw, r3.raw);
+    __m512i ab = _mm512_packs_epi32(r0.raw, r1.raw);  // per 128-bit block
+    __m512i cd = _mm512_packs_epi32(r2.raw, r3.raw);
+    if constexpr (kAdd16) {
+      ab = _mm512_adds_epi16(ab, _mm512_set1_epi16(add16));
+      cd = _mm512_adds_epi16(cd, _mm512_set1_epi16(add16));
+    }
     const __m512i bytes = kU8 ? _mm512_packus_epi16(ab, cd) : _mm512_packs_epi16(ab, cd);
     // Block k holds dwords (r0, r1, r2, r3)[4k..4k+3]: gather them in order.
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
@@ -261,8 +269,12 @@ HWY_INLINE void StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, h
   }
 #elif SYNETK_QUANT_X86_PACKS && HWY_TARGET == HWY_AVX2
   if constexpr (sizeof(hn::Vec<DI>) == 32) {
-    const __m256i ab = _mm256_packs_epi32(r0.raw, r1.raw);  // per 128-bit block
-    const __m256i cd = _mm256_packs_epi32(r2.raw, r3.raw);
+    __m256i ab = _mm256_packs_epi32(r0.raw, r1.raw);  // per 128-bit block
+    __m256i cd = _mm256_packs_epi32(r2.raw, r3.raw);
+    if constexpr (kAdd16) {
+      ab = _mm256_adds_epi16(ab, _mm256_set1_epi16(add16));
+      cd = _mm256_adds_epi16(cd, _mm256_set1_epi16(add16));
+    }
     const __m256i bytes = kU8 ? _mm256_packus_epi16(ab, cd) : _mm256_packs_epi16(ab, cd);
     // Block k holds dwords (r0, r1, r2, r3)[4k..4k+3].
     const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
@@ -271,13 +283,26 @@ HWY_INLINE void StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, h
   }
 #elif SYNETK_QUANT_X86_PACKS
   if constexpr (sizeof(hn::Vec<DI>) == 16 && hn::MaxLanes(DI()) == 4) {  // one block: in order
-    const __m128i ab = _mm_packs_epi32(r0.raw, r1.raw);
-    const __m128i cd = _mm_packs_epi32(r2.raw, r3.raw);
+    __m128i ab = _mm_packs_epi32(r0.raw, r1.raw);
+    __m128i cd = _mm_packs_epi32(r2.raw, r3.raw);
+    if constexpr (kAdd16) {
+      ab = _mm_adds_epi16(ab, _mm_set1_epi16(add16));
+      cd = _mm_adds_epi16(cd, _mm_set1_epi16(add16));
+    }
     const __m128i bytes = kU8 ? _mm_packus_epi16(ab, cd) : _mm_packs_epi16(ab, cd);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p), bytes);
     return;
   }
 #endif
+  if constexpr (kAdd16) {  // as the packs do: saturate to int16, add, clamp to Q
+    const auto add = [&](hn::Vec<DI> r) HWY_ATTR {
+      r = hn::Min(hn::Max(r, hn::Set(di, -32768)), hn::Set(di, 32767));
+      r = hn::Add(r, hn::Set(di, add16));
+      r = hn::Max(r, hn::Set(di, QuantLimits<Q>::kMin));
+      return hn::Min(r, hn::Set(di, QuantLimits<Q>::kMax));
+    };
+    r0 = add(r0), r1 = add(r1), r2 = add(r2), r3 = add(r3);
+  }
   const size_t N = hn::Lanes(di);
   StoreQ(di, r0, p);
   StoreQ(di, r1, p + N);
@@ -286,66 +311,35 @@ HWY_INLINE void StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, h
 }
 
 #if SYNETK_QUANT_X86_PACKS
-// QuantizeLinear's plain blocks on x86: four vectors rounded to int32 by the
-// conversion instruction (to nearest even, as the magic-number add rounds;
-// INT_MIN for NaN and |v| >= 2^31), narrowed by saturating packs with the
-// zero point added in between, in saturating 16-bit lanes (half as many adds
-// as in int32 lanes). r + zero saturates the same way: r beyond int16 stays
-// beyond Q's range after the add. Returns false, storing nothing, where a lane
-// is INT_MIN: the caller takes the general path.
+// The conversion instruction: to nearest even (as the magic-number add
+// rounds), INT_MIN for NaN and |v| >= 2^31. (Highway's NearestInt turns
+// positive overflow and NaN into INT_MAX, which hides the NaN.)
+HWY_INLINE __m128i CvtNearest(__m128 v) { return _mm_cvtps_epi32(v); }
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+HWY_INLINE __m256i CvtNearest(__m256 v) { return _mm256_cvtps_epi32(v); }
+#endif
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+HWY_INLINE __m512i CvtNearest(__m512 v) { return _mm512_cvtps_epi32(v); }
+#endif
+
+// QuantizeLinear's plain blocks on x86: four vectors rounded by CvtNearest
+// and narrowed by StoreQ4's saturating packs, the zero point added between
+// them in saturating 16-bit lanes (half as many adds as in int32 lanes; r
+// beyond int16 stays beyond Q's range after the add). Returns false,
+// storing nothing, where a lane is INT_MIN: the caller takes the general
+// path.
 template <typename Q, class DF>
 HWY_INLINE bool StoreQ4Rounded(DF df, hn::Vec<DF> v0, hn::Vec<DF> v1, hn::Vec<DF> v2,
                                hn::Vec<DF> v3, int32_t zero, Q* HWY_RESTRICT p) {
-  constexpr bool kU8 = ElementTraits<Q>::kEncoding == Encoding::kUint8;
+  const hn::RebindToSigned<DF> di;
+  using VI = hn::Vec<decltype(di)>;
   (void)df;
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  if constexpr (sizeof(hn::Vec<DF>) == 64) {
-    const __m512i i0 = _mm512_cvtps_epi32(v0.raw), i1 = _mm512_cvtps_epi32(v1.raw);
-    const __m512i i2 = _mm512_cvtps_epi32(v2.raw), i3 = _mm512_cvtps_epi32(v3.raw);
-    const __m512i low = _mm512_min_epi32(_mm512_min_epi32(i0, i1), _mm512_min_epi32(i2, i3));
-    if (_mm512_cmpeq_epi32_mask(low, _mm512_set1_epi32(INT32_MIN)) != 0) return false;
-    const __m512i z = _mm512_set1_epi16(static_cast<int16_t>(zero));
-    const __m512i ab = _mm512_adds_epi16(_mm512_packs_epi32(i0, i1), z);  // per 128-bit block
-    const __m512i cd = _mm512_adds_epi16(_mm512_packs_epi32(i2, i3), z);
-    const __m512i bytes = kU8 ? _mm512_packus_epi16(ab, cd) : _mm512_packs_epi16(ab, cd);
-    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    _mm512_storeu_si512(p, _mm512_permutexvar_epi32(order, bytes));
-    return true;
-  }
-#elif HWY_TARGET == HWY_AVX2
-  if constexpr (sizeof(hn::Vec<DF>) == 32) {
-    const __m256i i0 = _mm256_cvtps_epi32(v0.raw), i1 = _mm256_cvtps_epi32(v1.raw);
-    const __m256i i2 = _mm256_cvtps_epi32(v2.raw), i3 = _mm256_cvtps_epi32(v3.raw);
-    const __m256i low = _mm256_min_epi32(_mm256_min_epi32(i0, i1), _mm256_min_epi32(i2, i3));
-    if (!_mm256_testz_si256(_mm256_cmpeq_epi32(low, _mm256_set1_epi32(INT32_MIN)),
-                            _mm256_set1_epi32(-1))) {
-      return false;
-    }
-    const __m256i z = _mm256_set1_epi16(static_cast<int16_t>(zero));
-    const __m256i ab = _mm256_adds_epi16(_mm256_packs_epi32(i0, i1), z);
-    const __m256i cd = _mm256_adds_epi16(_mm256_packs_epi32(i2, i3), z);
-    const __m256i bytes = kU8 ? _mm256_packus_epi16(ab, cd) : _mm256_packs_epi16(ab, cd);
-    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_permutevar8x32_epi32(bytes, order));
-    return true;
-  }
-#else
-  if constexpr (sizeof(hn::Vec<DF>) == 16 && hn::MaxLanes(DF()) == 4) {
-    const __m128i i0 = _mm_cvtps_epi32(v0.raw), i1 = _mm_cvtps_epi32(v1.raw);
-    const __m128i i2 = _mm_cvtps_epi32(v2.raw), i3 = _mm_cvtps_epi32(v3.raw);
-    const __m128i min = _mm_set1_epi32(INT32_MIN);  // SSSE3 has no _mm_min_epi32
-    const __m128i hit01 = _mm_or_si128(_mm_cmpeq_epi32(i0, min), _mm_cmpeq_epi32(i1, min));
-    const __m128i hit23 = _mm_or_si128(_mm_cmpeq_epi32(i2, min), _mm_cmpeq_epi32(i3, min));
-    if (_mm_movemask_epi8(_mm_or_si128(hit01, hit23)) != 0) return false;
-    const __m128i z = _mm_set1_epi16(static_cast<int16_t>(zero));
-    const __m128i ab = _mm_adds_epi16(_mm_packs_epi32(i0, i1), z);
-    const __m128i cd = _mm_adds_epi16(_mm_packs_epi32(i2, i3), z);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
-                     kU8 ? _mm_packus_epi16(ab, cd) : _mm_packs_epi16(ab, cd));
-    return true;
-  }
-#endif
-  return false;
+  const VI r0{CvtNearest(v0.raw)}, r1{CvtNearest(v1.raw)};
+  const VI r2{CvtNearest(v2.raw)}, r3{CvtNearest(v3.raw)};
+  const VI low = hn::Min(hn::Min(r0, r1), hn::Min(r2, r3));
+  if (!hn::AllFalse(di, hn::Eq(low, hn::Set(di, INT32_MIN)))) return false;
+  StoreQ4<Q, true>(di, r0, r1, r2, r3, p, static_cast<int16_t>(zero));
+  return true;
 }
 #endif
 

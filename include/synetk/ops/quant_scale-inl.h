@@ -153,6 +153,19 @@ HWY_INLINE void ScaleChannelTable(DF df, const float* HWY_RESTRICT u, const floa
   ScaleTable<kHasBias, kNaN, kClamp>(df, u, sc, bi, k, q, map);
 }
 
+// Every channel's table into maps[0, C): what a QuantizedScaleContext and the
+// stateless NCHW calls keep (ScalePlanCache) work out once.
+template <bool kHasBias, bool kNaN, bool kClamp>
+HWY_INLINE void ScaleChannelTables(const detail::ScaleArgs& a, const ScaleParams& k,
+                                   const QuantizeParams& q, detail::ByteMap* maps) {
+  const hn::ScalableTag<float> df;
+  HWY_ALIGN float u[256];
+  ScaleSourceTable(k, u);
+  for (size_t c = 0; c < a.channels; ++c) {
+    ScaleChannelTable<kHasBias, kNaN, kClamp>(df, u, a.scale, a.bias, c, k, q, maps[c]);
+  }
+}
+
 // NCHW with a byte table per channel: the per-tensor half of all 256 inputs
 // once per call (u), the per-channel half per table. Same operations, same
 // bytes as ScaleValues.
@@ -770,9 +783,15 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
 constexpr size_t kScalePlanCacheEntries = 4;
 constexpr size_t kScaleKeptMapsMaxC = 256;
 
+// A key's variant: which kernel instance made the work, and whether it is
+// plans or NCHW maps.
+constexpr int ScaleKeyVariant(bool bias, bool clamp, bool nan, bool maps) {
+  return (bias ? 1 : 0) | (clamp ? 2 : 0) | (nan ? 4 : 0) | (maps ? 8 : 0);
+}
+
 struct ScalePlanKey {
   size_t channels = 0, planned = 0;
-  int variant = 0;  // bit 0: bias, 1: clamp, 2: NaN, 3: NCHW maps
+  int variant = 0;  // ScaleKeyVariant
   int32_t srcZero = 0, dstZero = 0;
   float srcScale = 0.0f, invDstScale = 0.0f;
   std::vector<float> params;  // scale, then bias
@@ -881,7 +900,7 @@ HWY_NOINLINE bool ScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
     // Plans kept from an earlier call with the same parameters, or made now
     // and kept (ScalePlanCache).
     ScalePlanCache& cache = ThreadScalePlans();
-    const int variant = (kHasBias ? 1 : 0) | (kClamp4 ? 2 : 0);
+    constexpr int variant = ScaleKeyVariant(kHasBias, kClamp4, kNaN, false);
     ScalePlanCache::Entry* e = cache.Find(a, Cf, variant);
     if (e != nullptr && e->planned) return run(*e->plans);
     if (e == nullptr) {
@@ -911,19 +930,14 @@ HWY_INLINE void ScaleNchwKeptTables(const detail::ScaleArgs& a, const ScaleParam
   const size_t C = a.channels, S = a.spatial, len = a.sEnd - a.sBegin;
   if (C > kScaleKeptMapsMaxC) return ScaleNchwTables<kHasBias, kNaN, kClamp>(a, k, q);
   ScalePlanCache& cache = ThreadScalePlans();
-  const int variant = (kHasBias ? 1 : 0) | (kClamp ? 2 : 0) | (kNaN ? 4 : 0) | 8;
+  constexpr int variant = ScaleKeyVariant(kHasBias, kClamp, kNaN, true);
   ScalePlanCache::Entry* e = cache.Find(a, 0, variant);
   if (e == nullptr) e = &cache.Add(a, 0, variant);
   if (!e->planned) {
     e->plans.reset();  // an NHWC key's plans, if the entry had them
     if (e->maps == nullptr) e->maps.reset(new (std::nothrow) ScaleKeptMaps);
     if (e->maps == nullptr) return ScaleNchwTables<kHasBias, kNaN, kClamp>(a, k, q);
-    const hn::ScalableTag<float> df;
-    HWY_ALIGN float u[256];
-    ScaleSourceTable(k, u);
-    for (size_t c = 0; c < C; ++c) {
-      ScaleChannelTable<kHasBias, kNaN, kClamp>(df, u, a.scale, a.bias, c, k, q, e->maps->map[c]);
-    }
+    ScaleChannelTables<kHasBias, kNaN, kClamp>(a, k, q, e->maps->map);
     e->planned = true;
   }
   const detail::ByteMap* const maps = e->maps->map;
@@ -995,12 +1009,7 @@ bool ScalePrepareKernel(const detail::ScaleArgs& a, detail::ByteMap* maps,
   bool planned = false;
   WithScaleMode(ScaleModeFor<kBias>(a, k), [&](auto nan, auto clamp) HWY_ATTR {
     constexpr bool kNaN = decltype(nan)::value, kClamp = decltype(clamp)::value;
-    const hn::ScalableTag<float> df;
-    HWY_ALIGN float u[256];
-    ScaleSourceTable(k, u);
-    for (size_t c = 0; maps != nullptr && c < a.channels; ++c) {
-      ScaleChannelTable<kBias, kNaN, kClamp>(df, u, a.scale, a.bias, c, k, q, maps[c]);
-    }
+    if (maps != nullptr) ScaleChannelTables<kBias, kNaN, kClamp>(a, k, q, maps);
     if constexpr (kScalePlannable<kNaN>) {
       if (!ScalePlanFits(a.channels)) return;
       PlanScaleFixed<kBias, kClamp>(a, k, q, a.channels, *plans, 1);
