@@ -178,9 +178,10 @@ TEMPLATE_TEST_CASE("fused layers match the reference on every target", "[fused]"
 }
 
 // NHWC pixels wider than four vectors take the loop orders meant for DRAM
-// beyond kCachedFusedBytes of traffic (groups of pixels for types 0-3 and 8,
-// blocks for type 4), the cached orders below it, and on AVX-512 the CPU
-// vendor changes both (kWidePixelsInOrder). The vendor is forced both ways,
+// beyond kCachedFusedBytes of traffic (one vector at a time for types 0-3
+// and 8, blocks for type 4), the cached orders below it (groups of pixels
+// for type 1), and on AVX-512 the CPU vendor changes both
+// (kWidePixelsInOrder). The vendor is forced both ways,
 // so that every machine runs what either vendor's would.
 TEST_CASE("fused layers match the reference in every NHWC wide-pixel order", "[fused]") {
   constexpr size_t C = 80, S0 = 13110, S4 = 8740;
@@ -195,7 +196,7 @@ TEST_CASE("fused layers match the reference in every NHWC wide-pixel order", "[f
     SYNETK_FOR_EACH_TARGET([] {
       for (int type : kTypes) CheckCase(MakeCase<float>(type, 96, 7));
       CheckCase(MakeCase<BF16>(1, 160, 7));
-      for (int type : {0, 1}) CheckCase(MakeCase<float>(type, C, S0));
+      for (int type : {0, 1, 8}) CheckCase(MakeCase<float>(type, C, S0));
       CheckCase(MakeCase<float>(4, C, S4));
     });
   }
@@ -391,6 +392,60 @@ struct MyBf16 {
 struct Fixed88 {
   int16_t raw;
 };
+
+// bf16 stores round to nearest even on every target, with the AVX512_BF16
+// instruction (which takes denormal inputs as zero, so vectors holding one
+// take the integer path) and without it. FusedLayer2 with src = 1, bias = 0
+// and slope = 1 stores each channel's scale: denormals of every size next to
+// normal values in one vector (NHWC), ties, values that round up a binade or
+// to infinity, and random patterns.
+TEST_CASE("bf16 stores round denormals, ties and overflow to nearest even", "[fused]") {
+  std::vector<uint32_t> patterns = {
+      0x00000001, 0x00007FFF, 0x00008000, 0x00018000, 0x0000FFFF, 0x007F8000, 0x007FFFFF,
+      0x807FFFFF, 0x80008001, 0x00400000, 0x00800000, 0x3F808000, 0x3F818000, 0xBF808001,
+      0x3F80FFFF, 0x7F7F7FFF, 0x7F7F8000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000, 0xFF800000};
+  std::mt19937 rng(7);
+  while (patterns.size() < 160) {
+    const uint32_t b = static_cast<uint32_t>(rng());
+    // Finite and nonzero: NaN and zeros are other tests' business.
+    if ((b & 0x7F800000u) != 0x7F800000u && (b & 0x7FFFFFFFu) != 0) patterns.push_back(b);
+    // Every fourth pattern a denormal, so that many vectors mix them in.
+    if (patterns.size() % 4 == 0) patterns.push_back((b & 0x807FFFFFu) | 1u);
+  }
+  const size_t C = patterns.size(), S = 19;
+  std::vector<float> scale(C), bias(C, 0.0f);
+  for (size_t c = 0; c < C; ++c) std::memcpy(&scale[c], &patterns[c], 4);
+  const float slope = 1.0f;
+  const BF16 one = TestElem<BF16>::FromFloat(1.0f);
+  const std::vector<BF16> src(C * S, one);
+  struct Restore {
+    ~Restore() { synetk::detail::SetBF16ConvertForTest(true); }
+  } restore;
+  for (const bool instruction : {true, false}) {
+    synetk::detail::SetBF16ConvertForTest(instruction);
+    INFO("conversion instruction allowed: " << instruction);
+    SYNETK_FOR_EACH_TARGET([&] {
+      for (const bool nhwc : {false, true}) {
+        std::vector<BF16> dst(C * S);
+        if (nhwc) {
+          synetk::FusedLayer2<BF16, synetk::Nhwc>()(src.data(), scale.data(), bias.data(), C, S,
+                                                    &slope, dst.data());
+        } else {
+          synetk::FusedLayer2<BF16, synetk::Nchw>()(src.data(), scale.data(), bias.data(), C, S,
+                                                    &slope, dst.data());
+        }
+        for (size_t i = 0; i < dst.size(); ++i) {
+          const size_t c = nhwc ? i % C : i / S;
+          uint16_t got;
+          std::memcpy(&got, &dst[i], 2);
+          INFO((nhwc ? "NHWC" : "NCHW") << " channel " << c << " pattern " << std::hex
+                                         << patterns[c]);
+          REQUIRE(got == EncodeSmallFloat(scale[c], 8, 7));
+        }
+      }
+    });
+  }
+}
 
 }  // namespace
 

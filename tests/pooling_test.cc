@@ -595,4 +595,48 @@ TEST_CASE("pooling rejects bad input", "[pooling][errors]") {
   CHECK(std::all_of(ud.begin(), ud.end(), [](uint8_t v) { return v == 9; }));
 }
 
+// bf16 averages of equal values: every partial sum n*v is exact (8-bit
+// significands), so the average is v itself, denormal or not. Windows on
+// channels of denormals next to normal channels reach the AVX512_BF16
+// conversion's fallback (it takes denormals as zero) in every store path:
+// NHWC 3-channel pick rows and stem rows of channel pairs, NCHW half-width
+// rows, 2x2 pairs, 5x5 stride 1, global; with the instruction allowed and
+// not.
+TEST_CASE("pooling bf16 averages keep denormal values", "[pooling]") {
+  const uint16_t values[] = {0x0001, 0x807F, 0x0080, 0x3F81, 0x0055, 0xC2AB, 0x0040,
+                             0x1234, 0x8003, 0x4110, 0x007F, 0xBE01, 0x0002};
+  const size_t kValues = sizeof(values) / sizeof(values[0]);
+  struct Restore {
+    ~Restore() { synetk::detail::SetBF16ConvertForTest(true); }
+  } restore;
+  for (const bool instruction : {true, false}) {
+    synetk::detail::SetBF16ConvertForTest(instruction);
+    INFO("conversion instruction allowed: " << instruction);
+    SYNETK_FOR_EACH_TARGET([&] {
+      const PoolGeom geoms[] = {Geom2D(3, 9, 40, 3, 3, 2, 2, 1, 1, false, false),
+                                Geom2D(5, 7, 70, 3, 3, 2, 2, 1, 1, false, false),
+                                Geom2D(13, 6, 36, 2, 2, 2, 2, 0, 0, false, false),
+                                Geom2D(4, 9, 37, 5, 5, 1, 1, 2, 2, false, false),
+                                Geom2D(13, 7, 7, 7, 7, 1, 1, 0, 0, false, false),
+                                Geom2D(64, 5, 12, 3, 3, 2, 2, 1, 1, false, false)};
+      for (const PoolGeom& g : geoms) {
+        INFO(Describe(g));
+        const size_t plane = g.srcH * g.srcW;
+        std::vector<bfloat16_t> src(g.srcC * plane);
+        for (size_t i = 0; i < src.size(); ++i) {
+          std::memcpy(&src[i], &values[(i / plane) % kValues], 2);
+        }
+        const auto got = RunBothFormats<bfloat16_t, false>(src, g, true, false);
+        const size_t dstPlane = g.dstH * g.dstW;
+        for (size_t i = 0; i < got.size(); ++i) {
+          uint16_t bits;
+          std::memcpy(&bits, &got[i], 2);
+          INFO("output " << i);
+          REQUIRE(bits == values[(i / dstPlane) % kValues]);
+        }
+      }
+    });
+  }
+}
+
 }  // namespace

@@ -279,7 +279,8 @@ HWY_NOINLINE void NhwcInRegisters(DF df, size_t channels, size_t sBegin, size_t 
 }
 
 // Wider pixels (C a multiple of N above 4N) pixel by pixel, front to back,
-// each vector loading its parameters: from the cache with up to two
+// each vector loading its parameters, in groups of kRunGroup vectors loaded
+// before any is stored (RunGroup): from the cache with up to two
 // parameters (AMD, 256x28x28, types 0, 2, 3, 8: 0.66-0.81 -> 0.83-0.90 of
 // memcpy; type 1, with three, lost: 0.69-0.77 -> 0.64-0.68), and on Intel
 // AVX-512 whatever the cache and K (kWidePixelsInOrder).
@@ -309,22 +310,43 @@ HWY_NOINLINE void NhwcPixelByPixel(DF df, size_t channels, size_t sBegin, size_t
   }
 }
 
+// Wider pixels from DRAM, except on Intel AVX-512: pixel by pixel, front to
+// back, a vector at a time, each loading its parameters and storing before
+// the next loads. NhwcPixelByPixel's groups of eight loads ahead of their
+// stores, and NhwcPixelGroups' four interleaved pixel streams, both lost
+// here to this plain order (Zen 5, AVX-512, 256x112x112 fp32, types 0 / 1 /
+// 2 / 3 / 8: 0.58-0.74 in groups of 4 pixels -> 0.79-1.07 of memcpy; groups
+// of eight loads had measured 0.43-0.54), while from the cache the eight
+// loads ahead still win (256x28x28 types 1-3: 0.86-0.87 against 0.68-0.87).
+template <size_t K, class DF, class Visit>
+HWY_NOINLINE void NhwcPixelStream(DF df, size_t channels, size_t sBegin, size_t sEnd,
+                                  const float* const* perChannel, Visit visit) {
+  using V = hn::Vec<DF>;
+  const size_t N = hn::Lanes(df);
+  const ParamRows<K> pc(perChannel);
+  V p0 = hn::Zero(df), p1 = p0, p2 = p0;
+  for (size_t o = sBegin * channels; o < sEnd * channels; o += channels) {
+    for (size_t c = 0; c < channels; c += N) {
+      GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + c); });
+      visit(o + c, N, o + c, p0, p1, p2);
+    }
+  }
+}
+
 // On AVX-512 and an Intel CPU every wide pixel goes pixel by pixel, whatever
 // the cache and K. An f32 vector is a whole cache line there, so unless the
 // tensors are 64-byte aligned every access splits two lines, and the four
-// interleaved pixel streams of the groups below lost on Sapphire Rapids
+// interleaved pixel streams of NhwcPixelGroups lost on Sapphire Rapids
 // (16-byte-aligned buffers: 256x112x112 types 0-3 and 8, 0.38-0.68 -> 0.83-1.02
 // of memcpy; type 1 256x28x28 0.48-0.55 -> 0.92; 64-byte aligned: about
-// even). Only f32 was measured; the 16-bit types follow it. On Zen 5
-// (AVX-512 too) the groups won from DRAM (see below).
+// even). Only f32 was measured; the 16-bit types follow it. Zen 5 (AVX-512
+// too) takes NhwcPixelStream from DRAM, which the Intel CPU did not try.
 inline constexpr bool kWidePixelsInOrder = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
 
-// Wider pixels from DRAM, or with three parameters, except on Intel
-// AVX-512. From DRAM, pixel by pixel lost (256x12544:
-// 0.61-0.63 -> 0.43-0.54; with one parameter load per vector 0.8, with none
-// 0.88, but pixel pairs sharing the loads 0.62 and chunks of four vectors in
-// registers over groups of 4-16 pixels 0.55-0.59). Groups of 4 pixels share
-// each parameter load, vector by vector. Returns the first pixel not done.
+// Wider pixels from the cache with three parameters, except on Intel
+// AVX-512: groups of 4 pixels share each parameter load, vector by vector
+// (type 1, 256x28x28: 0.64-0.68 pixel by pixel). Returns the first pixel
+// not done.
 template <size_t K, class DF, class Visit>
 HWY_NOINLINE size_t NhwcPixelGroups(DF df, size_t channels, size_t sBegin, size_t sEnd,
                                     const float* const* perChannel, Visit visit) {
@@ -379,6 +401,7 @@ HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
       if ((cached && K <= 2) || (kWidePixelsInOrder && intel)) {
         return NhwcPixelByPixel<K>(df, channels, sBegin, sEnd, perChannel, visit);
       }
+      if (!cached) return NhwcPixelStream<K>(df, channels, sBegin, sEnd, perChannel, visit);
       sBegin = NhwcPixelGroups<K>(df, channels, sBegin, sEnd, perChannel, visit);
     }
   }

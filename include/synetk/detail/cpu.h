@@ -4,7 +4,10 @@
 
 // The CPU's vendor, for the few loop orders whose best choice measured
 // differently on Intel and AMD cores of the same target (see
-// kWidePixelsInOrder in channel_runs-inl.h). Asked once per process.
+// kWidePixelsInOrder in channel_runs-inl.h), and whether it converts fp32
+// to bf16 in one instruction (AVX512_BF16, see F32ToBF16Bits in
+// elements-inl.h), which Highway 1.0.3's targets do not tell. Asked once per
+// process.
 
 #include <atomic>
 
@@ -33,6 +36,40 @@ inline bool CpuidSaysIntel() {
   edx = static_cast<unsigned>(r[3]);
 #endif
   return ebx == 0x756E6547u && edx == 0x49656E69u && ecx == 0x6C65746Eu;  // Genu ineI ntel
+}
+
+// cpuid leaf 7, subleaf 1: EAX bit 5 is AVX512_BF16 (vcvtneps2bf16). Only
+// code compiled for an AVX-512 target consults it, which Highway picks only
+// where the OS saves the AVX-512 state.
+inline bool CpuidSaysAvx512Bf16() {
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  __asm__ __volatile__("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(0u), "c"(0u));
+  if (eax < 7) return false;
+  __asm__ __volatile__("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(7u), "c"(1u));
+  return (eax >> 5) & 1u;
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+  int r[4];
+  __cpuid(r, 0);
+  if (r[0] < 7) return false;
+  __cpuidex(r, 7, 1);
+  return (static_cast<unsigned>(r[0]) >> 5) & 1u;
+#else
+  return false;
+#endif
+}
+
+// Whether the AVX-512 code may round fp32 to bf16 with vcvtneps2bf16. A
+// plain variable read before each conversion (an atomic or a function-local
+// static would cost a guard per vector), set during static initialization:
+// a conversion that runs before then reads false and takes the integer
+// path, which gives the same bits.
+inline bool bf16ConvertInstruction = CpuidSaysAvx512Bf16();
+
+// Tests turn the instruction off (and back on where the CPU has it), so that
+// one machine runs both conversions. Not for use while kernels run.
+inline void SetBF16ConvertForTest(bool allow) {
+  bf16ConvertInstruction = allow && CpuidSaysAvx512Bf16();
 }
 
 // -1: ask cpuid; 0 or 1: the answer tests force, so that one machine runs
