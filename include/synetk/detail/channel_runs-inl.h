@@ -310,14 +310,17 @@ HWY_NOINLINE void NhwcPixelByPixel(DF df, size_t channels, size_t sBegin, size_t
   }
 }
 
-// Wider pixels from DRAM, except on Intel AVX-512: pixel by pixel, front to
-// back, a vector at a time, each loading its parameters and storing before
-// the next loads. NhwcPixelByPixel's groups of eight loads ahead of their
-// stores, and NhwcPixelGroups' four interleaved pixel streams, both lost
-// here to this plain order (Zen 5, AVX-512, 256x112x112 fp32, types 0 / 1 /
-// 2 / 3 / 8: 0.58-0.74 in groups of 4 pixels -> 0.79-1.07 of memcpy; groups
-// of eight loads had measured 0.43-0.54), while from the cache the eight
-// loads ahead still win (256x28x28 types 1-3: 0.86-0.87 against 0.68-0.87).
+// Wider pixels from DRAM (and type 1's from the cache on targets without
+// groups of runs), except on Intel AVX-512: pixel by pixel, front to back, a
+// vector at a time, each loading its parameters and storing before the next
+// loads.
+// NhwcPixelByPixel's groups of eight loads ahead of their stores, and
+// NhwcPixelGroups' four interleaved pixel streams, both lost here to this
+// plain order (Zen 5, 256x112x112 fp32, types 0-3 and 8, from groups of 4
+// pixels: AVX-512 0.58-0.74 -> 0.79-1.07 of memcpy, AVX2 0.58-0.67 ->
+// 0.80-1.02; groups of eight loads had measured 0.43-0.54), while from the
+// cache the AVX-512 groups still win (256x28x28 types 1-3: 0.86-0.87
+// against 0.71-0.87 in this order).
 template <size_t K, class DF, class Visit>
 HWY_NOINLINE void NhwcPixelStream(DF df, size_t channels, size_t sBegin, size_t sEnd,
                                   const float* const* perChannel, Visit visit) {
@@ -343,10 +346,11 @@ HWY_NOINLINE void NhwcPixelStream(DF df, size_t channels, size_t sBegin, size_t 
 // too) takes NhwcPixelStream from DRAM, which the Intel CPU did not try.
 inline constexpr bool kWidePixelsInOrder = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
 
-// Wider pixels from the cache with three parameters, except on Intel
-// AVX-512: groups of 4 pixels share each parameter load, vector by vector
-// (type 1, 256x28x28: 0.64-0.68 pixel by pixel). Returns the first pixel
-// not done.
+// Wider pixels from the cache with three parameters on AVX-512, except on
+// Intel: groups of 4 pixels share each parameter load, vector by vector
+// (type 1, 256x28x28: 0.64-0.68 pixel by pixel, 0.71-0.82 in
+// NhwcPixelStream's order, 0.85-0.87 in groups). Returns the first pixel not
+// done.
 template <size_t K, class DF, class Visit>
 HWY_NOINLINE size_t NhwcPixelGroups(DF df, size_t channels, size_t sBegin, size_t sEnd,
                                     const float* const* perChannel, Visit visit) {
@@ -401,7 +405,12 @@ HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
       if ((cached && K <= 2) || (kWidePixelsInOrder && intel)) {
         return NhwcPixelByPixel<K>(df, channels, sBegin, sEnd, perChannel, visit);
       }
-      if (!cached) return NhwcPixelStream<K>(df, channels, sBegin, sEnd, perChannel, visit);
+      // Without groups of runs (kRunGroup 1: AVX2 and below) the stream also
+      // beat the pixel groups from the cache (type 1 256x28x28, Zen 5: AVX2
+      // 0.70 -> 0.76, SSSE3 0.35 -> 0.39).
+      if (!cached || kRunGroup == 1) {
+        return NhwcPixelStream<K>(df, channels, sBegin, sEnd, perChannel, visit);
+      }
       sBegin = NhwcPixelGroups<K>(df, channels, sBegin, sEnd, perChannel, visit);
     }
   }
