@@ -181,18 +181,23 @@ TEMPLATE_TEST_CASE("fused layers match the reference on every target", "[fused]"
 // beyond kCachedFusedBytes of traffic (one vector at a time for types 0-3
 // and 8, blocks for type 4), the cached orders below it (groups of pixels
 // for type 1), and on AVX-512 the CPU vendor changes both
-// (kWidePixelsInOrder). The vendor is forced both ways,
-// so that every machine runs what either vendor's would.
+// (kWidePixelsInOrder). The vendor is forced both ways, with its software
+// prefetching (Intel's only), so that every machine runs what either
+// vendor's would.
 TEST_CASE("fused layers match the reference in every NHWC wide-pixel order", "[fused]") {
   constexpr size_t C = 80, S0 = 13110, S4 = 8740;
   static_assert(C * S0 * 2 * sizeof(float) > synetk::detail::kCachedFusedBytes);
   static_assert(C * S4 * 3 * sizeof(float) > synetk::detail::kCachedFusedBytes);
   struct AskCpuid {
-    ~AskCpuid() { synetk::detail::SetIntelCpuForTest(-1); }
+    ~AskCpuid() {
+      synetk::detail::SetIntelCpuForTest(-1);
+      synetk::detail::SetSoftwarePrefetchForTest(synetk::detail::CpuidSaysIntel());
+    }
   } restore;
   for (int intel : {0, 1}) {
     INFO("CPU vendor forced to " << (intel ? "Intel" : "other"));
     synetk::detail::SetIntelCpuForTest(intel);
+    synetk::detail::SetSoftwarePrefetchForTest(intel != 0);
     SYNETK_FOR_EACH_TARGET([] {
       for (int type : kTypes) CheckCase(MakeCase<float>(type, 96, 7));
       CheckCase(MakeCase<BF16>(1, 160, 7));

@@ -639,4 +639,27 @@ TEST_CASE("pooling bf16 averages keep denormal values", "[pooling]") {
   }
 }
 
+// Software prefetching (Intel CPUs only, detail::softwarePrefetch) forced on
+// and off, so that every machine runs the rows that prefetch: the stacked
+// NCHW rows and the half-width rows read from src.
+TEST_CASE("pooling with software prefetching on and off", "[pooling]") {
+  struct Restore {
+    ~Restore() { synetk::detail::SetSoftwarePrefetchForTest(synetk::detail::CpuidSaysIntel()); }
+  } restore;
+  for (const bool prefetch : {true, false}) {
+    synetk::detail::SetSoftwarePrefetchForTest(prefetch);
+    INFO("prefetch " << prefetch);
+    SYNETK_FOR_EACH_TARGET([] {
+      for (const PoolGeom& g : {Geom2D(3, 12, 40, 3, 3, 2, 2, 1, 1, false, false),
+                                Geom2D(2, 11, 37, 5, 5, 1, 1, 2, 2, false, false),
+                                Geom2D(2, 10, 64, 2, 2, 2, 2, 0, 0, false, false)}) {
+        CheckMax<float>(g, false, PoolRandom<float>(g.SrcSize()));
+        CheckMax<uint8_t>(g, false, PoolRandom<uint8_t>(g.SrcSize()));
+        CheckAverage<bfloat16_t>(g, true, PoolRandom<bfloat16_t>(g.SrcSize()));
+        CheckAverage<float>(g, false, PoolRandom<float>(g.SrcSize()));
+      }
+    });
+  }
+}
+
 }  // namespace

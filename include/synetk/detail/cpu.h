@@ -4,7 +4,8 @@
 
 // The CPU's vendor, for the few loop orders whose best choice measured
 // differently on Intel and AMD cores of the same target (see
-// kWidePixelsInOrder in channel_runs-inl.h), and whether it converts fp32
+// kWidePixelsInOrder in channel_runs-inl.h) and for software prefetching
+// (softwarePrefetch below), and whether it converts fp32
 // to bf16 in one instruction (AVX512_BF16, see F32ToBF16Bits in
 // elements-inl.h), which Highway 1.0.3's targets do not tell. Asked once per
 // process.
@@ -71,6 +72,25 @@ inline bool bf16ConvertInstruction = CpuidSaysAvx512Bf16();
 inline void SetBF16ConvertForTest(bool allow) {
   bf16ConvertInstruction = allow && CpuidSaysAvx512Bf16();
 }
+
+// Whether streaming kernels prefetch ahead of their reads (PrefetchAhead in
+// elements-inl.h, pooling's rows): on Intel CPUs only. Release benchmark,
+// 2 rounds alternating, with and without (stop 35):
+// - the Intel Xeon (Sapphire Rapids class) lost without: QuantizeLinear
+//   f32 -> u8 1.07-1.09 -> 0.86-1.01 of memcpy, QuantizedScale NCHW
+//   64x56x56 0.91-0.92 -> 0.76-0.86, fused 256x112x112 type 4 NCHW
+//   0.86-0.97 -> 0.77-0.79, 2x2 pooling 256x28x28 1.01-1.40 -> 0.96-1.10;
+// - the Zen 5 VM gained without: QuantizeLinear 0.76 -> 0.99-1.04,
+//   DequantizeLinear 0.88-0.92 -> 0.93-1.04, fused 64x56x56 0.81-0.87 ->
+//   0.93-1.03 (AVX2 build too), 3x3 s2 pooling NCHW f32 0.76-0.82 -> 0.83-0.91;
+//   its hardware prefetchers cover these streams.
+// A plain variable, read where a prefetch would go (set during static
+// initialization; a kernel that runs before then does not prefetch).
+inline bool softwarePrefetch = CpuidSaysIntel();
+
+// Tests force prefetching on or off (with SetIntelCpuForTest, the other
+// vendor's configuration). Not for use while kernels run.
+inline void SetSoftwarePrefetchForTest(bool on) { softwarePrefetch = on; }
 
 // -1: ask cpuid; 0 or 1: the answer tests force, so that one machine runs
 // the loop orders of both vendors.

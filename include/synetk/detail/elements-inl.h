@@ -374,10 +374,12 @@ HWY_INLINE void StoreF32Streaming(DF df, hn::Vec<DF> v, T* HWY_RESTRICT p, bool 
   StoreF32(df, v, p);
 }
 
-// How far ahead of a streaming read to prefetch. Tensors that exceed L2 are
-// read from L3, whose latency the hardware prefetcher alone does not cover:
-// on the Zen 5 development machine a load-transform-store loop reached 0.78
-// of memcpy without, 0.85-0.97 with 2 KiB (1 KiB and 4 KiB gained little).
+// How far ahead of a streaming read to prefetch, where the CPU wants it
+// (detail::softwarePrefetch: Intel's). Tensors that exceed L2 are read from
+// L3, whose latency the hardware prefetcher alone did not cover on an
+// earlier Zen 5 VM: a load-transform-store loop reached 0.78 of memcpy
+// without, 0.85-0.97 with 2 KiB (1 KiB and 4 KiB gained little). With
+// today's kernels the Zen 5 VM runs faster without (cpu.h).
 inline constexpr size_t kPrefetchBytes = 2048;
 
 // Prefetches p[i + kPrefetchBytes / sizeof(T)] if that is below p[n]: the
@@ -385,7 +387,7 @@ inline constexpr size_t kPrefetchBytes = 2048;
 template <typename T>
 HWY_INLINE void PrefetchAhead(const T* p, size_t i, size_t n) {
   constexpr size_t kAhead = kPrefetchBytes / sizeof(T);
-  if (i + kAhead < n) hwy::Prefetch(p + i + kAhead);
+  if (detail::softwarePrefetch && i + kAhead < n) hwy::Prefetch(p + i + kAhead);
 }
 
 // PrefetchAhead for every 64-byte line of p[i, i + count): for loops whose

@@ -947,7 +947,7 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
           continue;
         }
         L* seg = R + b * Wseg + pX;
-        PoolNchwColumns<Ops>(d, a, wc, dy0 + b, seg, true);
+        PoolNchwColumns<Ops>(d, a, wc, dy0 + b, seg, detail::softwarePrefetch);
         hn::StoreU(ident, d, seg + W);  // lanes past W: restore the padding
       }
       const size_t base = (dc * a.dstH + dy0) * dstW;
@@ -2143,6 +2143,7 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
     // The new rows of the output row after next (stride 2): the next row's
     // were too close to cover L3 latency.
     const T* const ahead = s + (kRows + 2) * pitch;
+    const bool prefetch = detail::softwarePrefetch;
     const T* const p0 = s;
     const auto vert = [p0, pitch, d](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
       return PoolColumn<Ops, kRows, false>(d, p0 + x, pitch);
@@ -2160,7 +2161,8 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
             PoolSplitColumns(d, vert, x, e, od);
           }
         },
-        [ahead, pitch, d](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        [ahead, pitch, d, prefetch](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+          if (!prefetch) return;
           const size_t n = hn::Lanes(d);
           hwy::Prefetch(ahead + x);
           hwy::Prefetch(ahead + x + n);
