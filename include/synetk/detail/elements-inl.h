@@ -383,12 +383,20 @@ HWY_INLINE void StoreF32Streaming(DF df, hn::Vec<DF> v, T* HWY_RESTRICT p, bool 
 inline constexpr size_t kPrefetchBytes = 2048;
 
 // Prefetches p[i + kPrefetchBytes / sizeof(T)] if that is below p[n]: the
-// stream's own future, never an address outside the caller's buffer.
+// stream's own future, never an address outside the caller's buffer. n
+// comes from PrefetchBound.
 template <typename T>
 HWY_INLINE void PrefetchAhead(const T* p, size_t i, size_t n) {
   constexpr size_t kAhead = kPrefetchBytes / sizeof(T);
-  if (detail::softwarePrefetch && i + kAhead < n) hwy::Prefetch(p + i + kAhead);
+  if (i + kAhead < n) hwy::Prefetch(p + i + kAhead);
 }
+
+// PrefetchAhead's n for a stream of n elements: n where the CPU wants
+// software prefetches (detail::softwarePrefetch), else 0 (none). Called once
+// per call, outside the loops: the flag read in them was reloaded after
+// every vector store (which may alias it), and the Intel Xeon ran fused type
+// 4 NCHW 64x56x56 at 0.90 of memcpy instead of 0.98.
+HWY_INLINE size_t PrefetchBound(size_t n) { return detail::softwarePrefetch ? n : 0; }
 
 // PrefetchAhead for every 64-byte line of p[i, i + count): for loops whose
 // step reads more than one line.

@@ -720,10 +720,10 @@ void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::
   const bool stream = a.stream;
   const typename Cfg::Quant* HWY_RESTRICT const src = a.src;
   typename Cfg::Float* HWY_RESTRICT const dst = a.dst;
-  const size_t size = a.size;
+  const size_t size = a.size, pfEnd = PrefetchBound(size);
   size_t i = 0;
   for (; i + 4 * N <= size; i += 4 * N) {
-    PrefetchAheadLines(src, i, 4 * N, size);
+    PrefetchAheadLines(src, i, 4 * N, pfEnd);
     const auto v0 = Dequantize(df, LoadQ(di, src + i), bias, norm);
     const auto v1 = Dequantize(df, LoadQ(di, src + i + N), bias, norm);
     const auto v2 = Dequantize(df, LoadQ(di, src + i + 2 * N), bias, norm);
@@ -766,7 +766,7 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
   [[maybe_unused]] const int32_t zero = a.zero;
   const typename Cfg::Float* HWY_RESTRICT const src = a.src;
   Q* HWY_RESTRICT const dst = a.dst;
-  const size_t size = a.size;
+  const size_t size = a.size, pfEnd = PrefetchBound(size);
   const auto scale = [&](hn::Vec<D> x) HWY_ATTR { return hn::Mul(x, hn::Set(df, norm)); };
   // Blocks of four vectors go through StoreQ4Rounded, and only those with a
   // NaN or |v| >= 2^31 through Quantize's NaN test and clamp (stop 34: f32 ->
@@ -779,7 +779,7 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
       kStoreQ4Saturates && ElementTraits<typename Cfg::Float>::kEncoding != Encoding::kFloat16;
   size_t i = 0;
   for (; i + 4 * N <= size; i += 4 * N) {
-    PrefetchAheadLines(src, i, 4 * N, size);
+    PrefetchAheadLines(src, i, 4 * N, pfEnd);
     const auto v0 = scale(LoadF32(df, src + i)), v1 = scale(LoadF32(df, src + i + N));
     const auto v2 = scale(LoadF32(df, src + i + 2 * N)), v3 = scale(LoadF32(df, src + i + 3 * N));
 #if SYNETK_QUANT_X86_PACKS
