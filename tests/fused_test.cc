@@ -423,12 +423,7 @@ TEST_CASE("bf16 stores round denormals, ties and overflow to nearest even", "[fu
   const float slope = 1.0f;
   const BF16 one = TestElem<BF16>::FromFloat(1.0f);
   const std::vector<BF16> src(C * S, one);
-  struct Restore {
-    ~Restore() { synetk::detail::SetBF16ConvertForTest(true); }
-  } restore;
-  for (const bool instruction : {true, false}) {
-    synetk::detail::SetBF16ConvertForTest(instruction);
-    INFO("conversion instruction allowed: " << instruction);
+  ForBF16ConvertOnAndOff([&](bool) {
     SYNETK_FOR_EACH_TARGET([&] {
       for (const bool nhwc : {false, true}) {
         std::vector<BF16> dst(C * S);
@@ -449,7 +444,7 @@ TEST_CASE("bf16 stores round denormals, ties and overflow to nearest even", "[fu
         }
       }
     });
-  }
+  });
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <hwy/base.h>
 #include <hwy/targets.h>
 
+#include "synetk/detail/cpu.h"
 #include "synetk/error.h"
 
 namespace synetk_test {
@@ -33,6 +34,21 @@ void ForEachTargetImpl(const std::function<void()>& body,
 
 #define SYNETK_FOR_EACH_TARGET(...) \
   ::synetk_test::ForEachTargetImpl(__VA_ARGS__, [] { return synetk::ChosenTarget(); })
+
+// Calls body(allowed) with the AVX512_BF16 rounding instruction allowed,
+// then not (detail::SetBF16ConvertForTest), so that a CPU that has it runs
+// both bf16 roundings; the CPU's own setting is restored after.
+template <class Body>
+void ForBF16ConvertOnAndOff(const Body& body) {
+  struct Restore {
+    ~Restore() { synetk::detail::SetBF16ConvertForTest(true); }
+  } restore;
+  for (const bool allowed : {true, false}) {
+    synetk::detail::SetBF16ConvertForTest(allowed);
+    INFO("bf16 conversion instruction allowed: " << allowed);
+    body(allowed);
+  }
+}
 
 // Calls `call`, which must throw synetk::Error with `needle` in its message.
 // (Each bad-input test then checks that its outputs are untouched.)

@@ -606,12 +606,7 @@ TEST_CASE("pooling bf16 averages keep denormal values", "[pooling]") {
   const uint16_t values[] = {0x0001, 0x807F, 0x0080, 0x3F81, 0x0055, 0xC2AB, 0x0040,
                              0x1234, 0x8003, 0x4110, 0x007F, 0xBE01, 0x0002};
   const size_t kValues = sizeof(values) / sizeof(values[0]);
-  struct Restore {
-    ~Restore() { synetk::detail::SetBF16ConvertForTest(true); }
-  } restore;
-  for (const bool instruction : {true, false}) {
-    synetk::detail::SetBF16ConvertForTest(instruction);
-    INFO("conversion instruction allowed: " << instruction);
+  ForBF16ConvertOnAndOff([&](bool) {
     SYNETK_FOR_EACH_TARGET([&] {
       const PoolGeom geoms[] = {Geom2D(3, 9, 40, 3, 3, 2, 2, 1, 1, false, false),
                                 Geom2D(5, 7, 70, 3, 3, 2, 2, 1, 1, false, false),
@@ -636,7 +631,7 @@ TEST_CASE("pooling bf16 averages keep denormal values", "[pooling]") {
         }
       }
     });
-  }
+  });
 }
 
 // Software prefetching (Intel CPUs only, detail::softwarePrefetch) forced on

@@ -279,12 +279,22 @@ HWY_NOINLINE void NhwcInRegisters(DF df, size_t channels, size_t sBegin, size_t 
 }
 
 // Wider pixels (C a multiple of N above 4N) pixel by pixel, front to back,
-// each vector loading its parameters, in groups of kRunGroup vectors loaded
-// before any is stored (RunGroup): from the cache with up to two
-// parameters (AMD, 256x28x28, types 0, 2, 3, 8: 0.66-0.81 -> 0.83-0.90 of
-// memcpy; type 1, with three, lost: 0.69-0.77 -> 0.64-0.68), and on Intel
-// AVX-512 whatever the cache and K (kWidePixelsInOrder).
-template <size_t K, class DF, class Visit>
+// each vector loading its parameters.
+// - kGroups: in groups of kRunGroup vectors loaded before any is stored
+//   (RunGroup), from the cache with up to two parameters (AMD, 256x28x28,
+//   types 0, 2, 3, 8: 0.66-0.81 -> 0.83-0.90 of memcpy; type 1, with three,
+//   lost: 0.69-0.77 -> 0.64-0.68), and on Intel AVX-512 whatever the cache
+//   and K (kWidePixelsInOrder).
+// - Without (and wherever kRunGroup is 1), one vector at a time, each
+//   stored before the next loads: from DRAM except on Intel AVX-512, and
+//   type 1 from the cache on targets without groups of runs. The groups of
+//   eight, and NhwcPixelGroups' four interleaved pixel streams, both lost
+//   to this plain order from DRAM (Zen 5, 256x112x112 fp32, types 0-3 and
+//   8, from groups of 4 pixels: AVX-512 0.58-0.74 -> 0.79-1.07 of memcpy,
+//   AVX2 0.58-0.67 -> 0.80-1.02; groups of eight had measured 0.43-0.54),
+//   while from the cache the AVX-512 groups of eight still win (256x28x28
+//   types 1-3: 0.86-0.87 against 0.71-0.87 without).
+template <size_t K, bool kGroups, class DF, class Visit>
 HWY_NOINLINE void NhwcPixelByPixel(DF df, size_t channels, size_t sBegin, size_t sEnd,
                                    const float* const* perChannel, Visit visit) {
   using V = hn::Vec<DF>;
@@ -293,7 +303,7 @@ HWY_NOINLINE void NhwcPixelByPixel(DF df, size_t channels, size_t sBegin, size_t
   V p0 = hn::Zero(df), p1 = p0, p2 = p0;
   for (size_t o = sBegin * channels; o < sEnd * channels; o += channels) {
     size_t c = 0;
-    for (; kRunGroup > 1 && c + kRunGroup * N <= channels; c += kRunGroup * N) {
+    for (; kGroups && kRunGroup > 1 && c + kRunGroup * N <= channels; c += kRunGroup * N) {
       RunGroup<kRunGroup>(
           [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
             const size_t at = c + k * N;
@@ -310,32 +320,6 @@ HWY_NOINLINE void NhwcPixelByPixel(DF df, size_t channels, size_t sBegin, size_t
   }
 }
 
-// Wider pixels from DRAM (and type 1's from the cache on targets without
-// groups of runs), except on Intel AVX-512: pixel by pixel, front to back, a
-// vector at a time, each loading its parameters and storing before the next
-// loads.
-// NhwcPixelByPixel's groups of eight loads ahead of their stores, and
-// NhwcPixelGroups' four interleaved pixel streams, both lost here to this
-// plain order (Zen 5, 256x112x112 fp32, types 0-3 and 8, from groups of 4
-// pixels: AVX-512 0.58-0.74 -> 0.79-1.07 of memcpy, AVX2 0.58-0.67 ->
-// 0.80-1.02; groups of eight loads had measured 0.43-0.54), while from the
-// cache the AVX-512 groups still win (256x28x28 types 1-3: 0.86-0.87
-// against 0.71-0.87 in this order).
-template <size_t K, class DF, class Visit>
-HWY_NOINLINE void NhwcPixelStream(DF df, size_t channels, size_t sBegin, size_t sEnd,
-                                  const float* const* perChannel, Visit visit) {
-  using V = hn::Vec<DF>;
-  const size_t N = hn::Lanes(df);
-  const ParamRows<K> pc(perChannel);
-  V p0 = hn::Zero(df), p1 = p0, p2 = p0;
-  for (size_t o = sBegin * channels; o < sEnd * channels; o += channels) {
-    for (size_t c = 0; c < channels; c += N) {
-      GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + c); });
-      visit(o + c, N, o + c, p0, p1, p2);
-    }
-  }
-}
-
 // On AVX-512 and an Intel CPU every wide pixel goes pixel by pixel, whatever
 // the cache and K. An f32 vector is a whole cache line there, so unless the
 // tensors are 64-byte aligned every access splits two lines, and the four
@@ -343,13 +327,13 @@ HWY_NOINLINE void NhwcPixelStream(DF df, size_t channels, size_t sBegin, size_t 
 // (16-byte-aligned buffers: 256x112x112 types 0-3 and 8, 0.38-0.68 -> 0.83-1.02
 // of memcpy; type 1 256x28x28 0.48-0.55 -> 0.92; 64-byte aligned: about
 // even). Only f32 was measured; the 16-bit types follow it. Zen 5 (AVX-512
-// too) takes NhwcPixelStream from DRAM, which the Intel CPU did not try.
+// too) goes without the groups from DRAM, which the Intel CPU did not try.
 inline constexpr bool kWidePixelsInOrder = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
 
 // Wider pixels from the cache with three parameters on AVX-512, except on
 // Intel: groups of 4 pixels share each parameter load, vector by vector
-// (type 1, 256x28x28: 0.64-0.68 pixel by pixel, 0.71-0.82 in
-// NhwcPixelStream's order, 0.85-0.87 in groups). Returns the first pixel not
+// (type 1, 256x28x28: 0.64-0.68 pixel by pixel, 0.71-0.82 pixel by pixel
+// without groups, 0.85-0.87 in groups of pixels). Returns the first pixel not
 // done.
 template <size_t K, class DF, class Visit>
 HWY_NOINLINE size_t NhwcPixelGroups(DF df, size_t channels, size_t sBegin, size_t sEnd,
@@ -403,13 +387,13 @@ HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
         return NhwcInRegisters<K>(df, channels, sBegin, sEnd, perChannel, visit);
       }
       if ((cached && K <= 2) || (kWidePixelsInOrder && intel)) {
-        return NhwcPixelByPixel<K>(df, channels, sBegin, sEnd, perChannel, visit);
+        return NhwcPixelByPixel<K, true>(df, channels, sBegin, sEnd, perChannel, visit);
       }
       // Without groups of runs (kRunGroup 1: AVX2 and below) the stream also
       // beat the pixel groups from the cache (type 1 256x28x28, Zen 5: AVX2
       // 0.70 -> 0.76, SSSE3 0.35 -> 0.39).
       if (!cached || kRunGroup == 1) {
-        return NhwcPixelStream<K>(df, channels, sBegin, sEnd, perChannel, visit);
+        return NhwcPixelByPixel<K, false>(df, channels, sBegin, sEnd, perChannel, visit);
       }
       sBegin = NhwcPixelGroups<K>(df, channels, sBegin, sEnd, perChannel, visit);
     }
