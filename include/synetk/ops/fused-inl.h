@@ -129,7 +129,7 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   const T* src = a.src0;
   T* dst = a.dst0;
   const bool stream = a.stream;
-  const size_t total = PrefetchBound(a.channels * a.spatial);
+  const size_t pfEnd = PrefetchBound(a.channels * a.spatial);
   // The run's halves (RunOps) capture by value: the NHWC orders run them out
   // of line, where captured references would be reloaded around every
   // store. They capture no vector (SVE vectors are sizeless: GCC 12 crashed
@@ -138,7 +138,7 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   // inlining in a unit with every target.
   const auto load = [=](size_t o, size_t count, size_t pf, V p0, V p1,
                         V p2) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    PrefetchAhead(src, pf, total);
+    PrefetchAhead(src, pf, pfEnd);
     return op(df, LoadRun(df, src + o, count), p0, p1, p2, hn::Set(df, scalar));
   };
   const auto store = [=](size_t o, size_t count, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
@@ -295,14 +295,14 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
   const T* src1 = a.src1;
   T* dst = a.dst0;
   const bool stream = a.stream;
-  const size_t total = PrefetchBound(a.channels * a.spatial);
+  const size_t pfEnd = PrefetchBound(a.channels * a.spatial);
   // With two inputs, prefetching past a pixel group's lead (pf) lost from
   // DRAM (256x112x112: 0.69 -> 0.62 of memcpy), so each run prefetches
   // ahead of itself.
   const auto load = [=](size_t o, size_t count, size_t /*pf*/, V p0, V,
                         V) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    PrefetchAhead(src0, o, total);
-    PrefetchAhead(src1, o, total);
+    PrefetchAhead(src0, o, pfEnd);
+    PrefetchAhead(src1, o, pfEnd);
     const V x0 = LoadRun(df, src0 + o, count);
     const V x1 = LoadRun(df, src1 + o, count);
     return hn::MulAdd(x1, p0, x0);
