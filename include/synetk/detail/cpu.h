@@ -19,45 +19,45 @@
 namespace synetk {
 namespace detail {
 
-// cpuid leaf 0's vendor string is "GenuineIntel". The instruction is issued
-// directly rather than through <cpuid.h>, whose static helpers would make
-// this inline function differ between translation units and whose macros
-// would reach every user of synetk.
-inline bool CpuidSaysIntel() {
-  unsigned ebx = 0, ecx = 0, edx = 0;
+// cpuid's registers {eax, ebx, ecx, edx} for a leaf and subleaf (all zero
+// off x86). The instruction is issued directly rather than through
+// <cpuid.h>, whose static helpers would make these inline functions differ
+// between translation units and whose macros would reach every user of
+// synetk.
+struct CpuidRegs {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+};
+inline CpuidRegs Cpuid(unsigned leaf, unsigned subleaf) {
+  CpuidRegs r;
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-  unsigned eax = 0;
-  __asm__ __volatile__("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(0u), "c"(0u));
-  (void)eax;
+  __asm__ __volatile__("cpuid"
+                       : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx)
+                       : "a"(leaf), "c"(subleaf));
 #elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
-  int r[4];
-  __cpuid(r, 0);
-  ebx = static_cast<unsigned>(r[1]);
-  ecx = static_cast<unsigned>(r[2]);
-  edx = static_cast<unsigned>(r[3]);
+  int v[4];
+  __cpuidex(v, static_cast<int>(leaf), static_cast<int>(subleaf));
+  r.eax = static_cast<unsigned>(v[0]);
+  r.ebx = static_cast<unsigned>(v[1]);
+  r.ecx = static_cast<unsigned>(v[2]);
+  r.edx = static_cast<unsigned>(v[3]);
+#else
+  (void)leaf;
+  (void)subleaf;
 #endif
-  return ebx == 0x756E6547u && edx == 0x49656E69u && ecx == 0x6C65746Eu;  // Genu ineI ntel
+  return r;
+}
+
+// cpuid leaf 0's vendor string is "GenuineIntel".
+inline bool CpuidSaysIntel() {
+  const CpuidRegs r = Cpuid(0, 0);
+  return r.ebx == 0x756E6547u && r.edx == 0x49656E69u && r.ecx == 0x6C65746Eu;  // Genu ineI ntel
 }
 
 // cpuid leaf 7, subleaf 1: EAX bit 5 is AVX512_BF16 (vcvtneps2bf16). Only
 // code compiled for an AVX-512 target consults it, which Highway picks only
 // where the OS saves the AVX-512 state.
 inline bool CpuidSaysAvx512Bf16() {
-#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  __asm__ __volatile__("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(0u), "c"(0u));
-  if (eax < 7) return false;
-  __asm__ __volatile__("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(7u), "c"(1u));
-  return (eax >> 5) & 1u;
-#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
-  int r[4];
-  __cpuid(r, 0);
-  if (r[0] < 7) return false;
-  __cpuidex(r, 7, 1);
-  return (static_cast<unsigned>(r[0]) >> 5) & 1u;
-#else
-  return false;
-#endif
+  return Cpuid(0, 0).eax >= 7 && ((Cpuid(7, 1).eax >> 5) & 1u) != 0;
 }
 
 // Whether the AVX-512 code may round fp32 to bf16 with vcvtneps2bf16. A
