@@ -260,6 +260,7 @@ TEMPLATE_TEST_CASE("pooling average carries infinities and NaNs", "[pooling]", f
   SYNETK_FOR_EACH_TARGET([] {
     for (const auto& g : {Geom2D(32, 7, 9, 3, 3, 2, 2, 1, 1, true, true),
                           Geom2D(64, 6, 8, 3, 3, 2, 2, 1, 1, false, false),
+                          Geom2D(64, 6, 8, 2, 2, 2, 2, 0, 0, false, false),
                           Geom2D(3, 5, 40, 3, 3, 2, 2, 1, 1, true, false)}) {
       INFO(Describe(g));
       auto src = PoolRandom<TestType>(g.SrcSize());
@@ -599,9 +600,9 @@ TEST_CASE("pooling rejects bad input", "[pooling][errors]") {
 // significands), so the average is v itself, denormal or not. Windows on
 // channels of denormals next to normal channels reach the AVX512_BF16
 // conversion's fallback (it takes denormals as zero) in every store path:
-// NHWC 3-channel pick rows and stem rows of channel pairs, NCHW half-width
-// rows, 2x2 pairs, 5x5 stride 1, global; with the instruction allowed and
-// not.
+// NHWC 3-channel pick rows and stem rows and 2x2 pairs of channel pairs,
+// NCHW half-width rows, 2x2 pairs, 5x5 stride 1, global; with the
+// instruction allowed and not.
 TEST_CASE("pooling bf16 averages keep denormal values", "[pooling]") {
   const uint16_t values[] = {0x0001, 0x807F, 0x0080, 0x3F81, 0x0055, 0xC2AB, 0x0040,
                              0x1234, 0x8003, 0x4110, 0x007F, 0xBE01, 0x0002};
@@ -613,7 +614,8 @@ TEST_CASE("pooling bf16 averages keep denormal values", "[pooling]") {
                                 Geom2D(13, 6, 36, 2, 2, 2, 2, 0, 0, false, false),
                                 Geom2D(4, 9, 37, 5, 5, 1, 1, 2, 2, false, false),
                                 Geom2D(13, 7, 7, 7, 7, 1, 1, 0, 0, false, false),
-                                Geom2D(64, 5, 12, 3, 3, 2, 2, 1, 1, false, false)};
+                                Geom2D(64, 5, 12, 3, 3, 2, 2, 1, 1, false, false),
+                                Geom2D(64, 4, 6, 2, 2, 2, 2, 0, 0, false, false)};
       for (const PoolGeom& g : geoms) {
         INFO(Describe(g));
         const size_t plane = g.srcH * g.srcW;
