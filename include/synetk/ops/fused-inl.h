@@ -119,6 +119,68 @@ struct FusedOp<3> {  // x = src + bias; max(0, x) + min(0, x)*scale
   }
 };
 
+// bf16 NCHW rows on the x86 SIMD targets: elements 2i and 2i + 1 as the
+// halves of 32-bit lane i (BF16LanesToF32), two fp32 vectors per load and
+// one store of both, rounded together (F32ToBF16Lanes): no promotion, no
+// narrowing shuffle, and on AVX512_BF16 one conversion per two vectors. x86
+// only: the 32-bit loads and stores take any 2-byte-aligned address there.
+template <typename T, class Format>
+inline constexpr bool kBF16PairRows =
+    std::is_same_v<Format, Nchw> && ElementTraits<T>::kEncoding == Encoding::kBFloat16 &&
+    HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128;
+
+// Row c of the channels [0, C) of an NCHW bf16 layer, positions [sBegin,
+// sEnd): out = f(in, p0, p1, p2) with the K per-channel parameters of c
+// broadcast, pairs of vectors at a time (kBF16PairRows), on AVX-512 four
+// pairs loaded before any is stored (as RunGroup), the tail vector by
+// vector. In place works: each step loads before it stores.
+template <size_t K, class DF, typename T, class F>
+HWY_INLINE void BF16PairRows(DF df, const T* src, T* dst, size_t C, size_t S, size_t sBegin,
+                             size_t sEnd, const float* const* perChannel, size_t pfEnd,
+                             const F& f) {
+  using V = hn::Vec<DF>;
+  const hn::RebindToUnsigned<DF> du;
+  using VU = hn::Vec<decltype(du)>;
+  const size_t N = hn::Lanes(df), len = sEnd - sBegin;
+  constexpr size_t kGroup = kRunGroup > 1 ? 4 : 1;
+  const ParamRows<K> pc(perChannel);
+  V p0 = hn::Zero(df), p1 = p0, p2 = p0;
+  for (size_t c = 0; c < C; ++c) {
+    GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::Set(df, pc[k][c]); });
+    const size_t row = c * S + sBegin;
+    const T* const in = src + row;
+    T* const out = dst + row;
+    const auto load = [&](size_t i) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      PrefetchAhead(src, row + i, pfEnd);
+      return hn::LoadU(du, reinterpret_cast<const uint32_t*>(in + i));
+    };
+    const auto pair = [&](VU lanes) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      V even, odd;
+      BF16LanesToF32(df, lanes, even, odd);
+      return F32ToBF16Lanes<false>(df, f(even, p0, p1, p2), f(odd, p0, p1, p2));
+    };
+    const auto store = [&](size_t i, VU v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      hn::StoreU(v, du, reinterpret_cast<uint32_t*>(out + i));
+    };
+    size_t i = 0;
+    if constexpr (kGroup > 1) {
+      for (; i + kGroup * 2 * N <= len; i += kGroup * 2 * N) {
+        const VU l0 = load(i), l1 = load(i + 2 * N), l2 = load(i + 4 * N), l3 = load(i + 6 * N);
+        const VU r0 = pair(l0), r1 = pair(l1), r2 = pair(l2), r3 = pair(l3);
+        store(i, r0);
+        store(i + 2 * N, r1);
+        store(i + 4 * N, r2);
+        store(i + 6 * N, r3);
+      }
+    }
+    for (; i + 2 * N <= len; i += 2 * N) store(i, pair(load(i)));
+    for (; i < len; i += N) {
+      const size_t count = HWY_MIN(N, len - i);
+      StoreRun(df, f(LoadRun(df, in + i, count), p0, p1, p2), out + i, count);
+    }
+  }
+}
+
 // Types 0-3: one input, one output of the same shape (in place allowed).
 template <int kType, typename T, class Format, class DF>
 HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
@@ -144,6 +206,13 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   const auto store = [=](size_t o, size_t count, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
     StoreRun(df, v, dst + o, count, stream);
   };
+  if constexpr (kBF16PairRows<T, Format>) {
+    BF16PairRows<K>(df, src, dst, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, pfEnd,
+                    [=](V x, V p0, V p1, V p2) HWY_ATTR SYNETK_LAMBDA_INLINE {
+                      return op(df, x, p0, p1, p2, hn::Set(df, scalar));
+                    });
+    return;
+  }
   ForEachElementwise<Format, K>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached, a.intel,
                                 MakeRunOps(load, store));
 }
