@@ -33,13 +33,14 @@ struct Case {
   size_t OutSize() const { return OutChannels() * S; }
 };
 
+// Type 9's second input has C1 channels: (C % 5) + 1 unless given.
 template <typename T>
-Case<T> MakeCase(int type, size_t C, size_t S) {
+Case<T> MakeCase(int type, size_t C, size_t S, size_t C1 = 0) {
   Case<T> k;
   k.type = type;
   k.C = C;
   k.S = S;
-  k.C1 = type == 9 ? (C % 5) + 1 : 0;
+  k.C1 = type == 9 ? (C1 != 0 ? C1 : (C % 5) + 1) : 0;
   const size_t P = C + k.C1;
   k.src0 = RandomElems<T>(C * S);
   k.src1 = RandomElems<T>((type == 9 ? k.C1 : C) * S);
@@ -174,6 +175,13 @@ TEMPLATE_TEST_CASE("fused layers match the reference on every target", "[fused]"
       // NHWC whole vectors of channels beyond the four kept in registers.
       for (size_t C : {80, 96, 160}) CheckCase(MakeCase<TestType>(type, C, 7));
     }
+    // Type 9 with both inputs' channels whole pairs of vectors (the bf16
+    // pair paths, on targets of 4, 8 and 16 fp32 lanes), NCHW rows with and
+    // without a tail.
+    for (size_t C1 : {32, 64}) {
+      for (size_t S : {7, 64, 150}) CheckCase(MakeCase<TestType>(9, 64, S, C1));
+    }
+    CheckCase(MakeCase<TestType>(9, 96, 9, 160));
   });
 }
 
@@ -234,7 +242,9 @@ TEMPLATE_TEST_CASE("fused layers run in place and in parts", "[fused]", float, B
       // 19 channels: NHWC flat stream; 80: NHWC groups of pixels.
       for (const bool nhwc : {false, true})
         for (const size_t C : {size_t{19}, size_t{80}}) {
-          auto k = MakeCase<TestType>(type, C, 23);
+          // 71 positions: the last part's NCHW rows hold two pairs of
+          // 16-lane vectors (the bf16 pair rows) and a tail.
+          auto k = MakeCase<TestType>(type, C, 71);
           auto run = [&](const TestType* s0, const TestType* s1, TestType* d, TestType* d1,
                          synetk::Range part) {
             if (nhwc) RunLibrary<TestType, synetk::Nhwc>(k, s0, s1, d, d1, part);
@@ -244,7 +254,7 @@ TEMPLATE_TEST_CASE("fused layers run in place and in parts", "[fused]", float, B
           run(k.src0.data(), k.src1.data(), whole.data(), whole1.data(), synetk::Range::All());
           // Parts: three uneven ranges of spatial positions.
           std::vector<TestType> parts(k.OutSize()), parts1(k.OutSize());
-          for (auto r : {synetk::Range{0, 5}, synetk::Range{5, 6}, synetk::Range{6, 23}})
+          for (auto r : {synetk::Range{0, 5}, synetk::Range{5, 6}, synetk::Range{6, 71}})
             run(k.src0.data(), k.src1.data(), parts.data(), parts1.data(), r);
           REQUIRE(SameBits(parts, whole));
           if (type == 9) REQUIRE(SameBits(parts1, whole1));
