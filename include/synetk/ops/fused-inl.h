@@ -194,15 +194,9 @@ HWY_INLINE void BF16PairRows(DF df, const T* src, T* dst, T* copy, size_t C, siz
   }
 }
 
-// NHWC bf16 pixels of whole pairs of vectors of channels (C a multiple of
-// 2*Lanes(df), at most kMaxFlatChannels), on the x86 SIMD targets, as
-// BF16PairRows: channels 2j and 2j + 1 of a pair of vectors are lane j of
-// its even and odd fp32 vectors, so each parameter is copied once per call
-// into that order (even channels, then odd, per pair of vectors). Zen 4,
-// 64x56x56: AVX3_DL types 0/3 0.36/0.38 -> 0.45/0.55 of memcpy (with the
-// parameters of up to two pairs in registers; loaded per pair, 0.37/0.48),
-// AVX2 0.17-0.20 -> 0.24-0.26.
-// split = params in that order for C channels (a multiple of 2N); returns split.
+// The per-channel parameters of C channels (a multiple of 2N) in the order
+// of the bf16 pair paths below: per pair of vectors, the even channels'
+// values, then the odd ones'. Returns split.
 HWY_INLINE const float* SplitPairParams(size_t N, size_t C, const float* params, float* split) {
   for (size_t c = 0; c < C; c += 2 * N) {
     for (size_t j = 0; j < N; ++j) {
@@ -213,6 +207,14 @@ HWY_INLINE const float* SplitPairParams(size_t N, size_t C, const float* params,
   return split;
 }
 
+// NHWC bf16 pixels of whole pairs of vectors of channels (C a multiple of
+// 2*Lanes(df), at most kMaxFlatChannels), on the x86 SIMD targets, as
+// BF16PairRows: channels 2j and 2j + 1 of a pair of vectors are lane j of
+// its even and odd fp32 vectors, so each parameter is copied once per call
+// into that order (even channels, then odd, per pair of vectors). Zen 4,
+// 64x56x56: AVX3_DL types 0/3 0.36/0.38 -> 0.45/0.55 of memcpy (with the
+// parameters of up to two pairs in registers; loaded per pair, 0.37/0.48),
+// AVX2 0.17-0.20 -> 0.24-0.26.
 template <typename T, class Format>
 inline constexpr bool kBF16PairPixels =
     std::is_same_v<Format, Nhwc> && ElementTraits<T>::kEncoding == Encoding::kBFloat16 &&
