@@ -167,6 +167,23 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> F32ToBF16Lanes(DF df, hn::Vec<DF> e
                 hn::And(BF16InUpperHalf<kSumsOfBF16>(df, odd), hn::Set(du32, 0xFFFF0000u)));
 }
 
+// 2 * Lanes(df) bf16 elements at p as fp32, read as Lanes(df) 32-bit lanes
+// in one unaligned load (BF16LanesToF32): even[i] is element 2i, odd[i]
+// element 2i + 1.
+template <class DF, typename T>
+HWY_INLINE void LoadBF16Pair(DF df, const T* p, hn::Vec<DF>& even, hn::Vec<DF>& odd) {
+  const hn::RebindToUnsigned<DF> du;
+  BF16LanesToF32(df, hn::LoadU(du, reinterpret_cast<const uint32_t*>(p)), even, odd);
+}
+
+// The inverse: even[i] and odd[i] rounded (F32ToBF16Lanes) to elements 2i
+// and 2i + 1 at p, in one store.
+template <bool kSumsOfBF16, class DF, typename T>
+HWY_INLINE void StoreBF16Pair(DF df, hn::Vec<DF> even, hn::Vec<DF> odd, T* p) {
+  const hn::RebindToUnsigned<DF> du;
+  hn::StoreU(F32ToBF16Lanes<kSumsOfBF16>(df, even, odd), du, reinterpret_cast<uint32_t*>(p));
+}
+
 // fp32 -> f16 bits, round to nearest even, overflow to infinity, NaN to a
 // quiet NaN. Integer-only method so that every target gives the same bits.
 template <class DF>

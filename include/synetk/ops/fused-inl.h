@@ -119,23 +119,24 @@ struct FusedOp<3> {  // x = src + bias; max(0, x) + min(0, x)*scale
   }
 };
 
-// bf16 NCHW rows on the x86 SIMD targets: elements 2i and 2i + 1 as the
-// halves of 32-bit lane i (BF16LanesToF32), two fp32 vectors per load and
-// one store of both, rounded together (F32ToBF16Lanes): no promotion, no
-// narrowing shuffle, and on AVX512_BF16 one conversion per two vectors. x86
-// only: the 32-bit loads and stores take any 2-byte-aligned address there.
-// Zen 4, 64x56x56: AVX3_DL types 0/3 0.37/0.40 -> 0.43/0.49 of memcpy, AVX2
-// 0.20/0.21 -> 0.25/0.27.
-template <typename T, class Format>
-inline constexpr bool kBF16PairRows =
-    std::is_same_v<Format, Nchw> && ElementTraits<T>::kEncoding == Encoding::kBFloat16 &&
-    HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128;
+// bf16 on the x86 SIMD targets in pairs of vectors: elements (NCHW) or
+// channels (NHWC) 2i and 2i + 1 as the halves of 32-bit lane i
+// (LoadBF16Pair), two fp32 vectors per load and one store of both, rounded
+// together (StoreBF16Pair): no promotion, no narrowing shuffle, and on
+// AVX512_BF16 one conversion per two vectors. x86 only: the 32-bit loads and
+// stores take any 2-byte-aligned address there. Zen 4, 64x56x56: AVX3_DL
+// types 0/3 NCHW 0.37/0.40 -> 0.43/0.49 of memcpy, NHWC 0.36/0.38 ->
+// 0.45/0.55; AVX2 0.17-0.21 -> 0.24-0.27.
+template <typename T>
+inline constexpr bool kBF16Pairs = ElementTraits<T>::kEncoding == Encoding::kBFloat16 &&
+                                   HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR &&
+                                   HWY_TARGET != HWY_EMU128;
 
 // Row c of the channels [0, C) of an NCHW bf16 layer, positions [sBegin,
 // sEnd): out = f(in, p0, p1, p2) with the K per-channel parameters of c
-// broadcast, pairs of vectors at a time (kBF16PairRows), on AVX-512 four
-// pairs loaded before any is stored (as RunGroup), the tail vector by
-// vector; `copy` (if not null, offsets as dst's) gets the input itself, as
+// broadcast, pairs of vectors at a time (kBF16Pairs), on AVX-512 four pairs
+// loaded before any is stored (as RunGroup), the tail vector by vector;
+// `copy` (if not null, offsets as dst's) gets the input itself, as
 // StoreRun(LoadRun) gives it (type 9's plain concatenation). In place works:
 // each step loads before it stores.
 template <size_t K, class DF, typename T, class F>
@@ -143,8 +144,6 @@ HWY_INLINE void BF16PairRows(DF df, const T* src, T* dst, T* copy, size_t C, siz
                              size_t sBegin, size_t sEnd, const float* const* perChannel,
                              size_t pfEnd, const F& f) {
   using V = hn::Vec<DF>;
-  const hn::RebindToUnsigned<DF> du;
-  using VU = hn::Vec<decltype(du)>;
   const size_t N = hn::Lanes(df), len = sEnd - sBegin;
   constexpr size_t kGroup = kRunGroup > 1 ? 4 : 1;
   const ParamRows<K> pc(perChannel);
@@ -155,36 +154,33 @@ HWY_INLINE void BF16PairRows(DF df, const T* src, T* dst, T* copy, size_t C, siz
     const T* const in = src + row;
     T* const out = dst + row;
     T* const plain = copy != nullptr ? copy + row : nullptr;
-    const auto load = [&](size_t i) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    const auto load = [&](size_t i, V& even, V& odd) HWY_ATTR SYNETK_LAMBDA_INLINE {
       PrefetchAhead(src, row + i, pfEnd);
-      return hn::LoadU(du, reinterpret_cast<const uint32_t*>(in + i));
+      LoadBF16Pair(df, in + i, even, odd);
     };
-    // Loaded lanes -> stored result lanes, and the copy's.
-    const auto pair = [&](size_t i, VU lanes) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      V even, odd;
-      BF16LanesToF32(df, lanes, even, odd);
-      if (plain != nullptr) {
-        hn::StoreU(F32ToBF16Lanes<false>(df, even, odd), du,
-                   reinterpret_cast<uint32_t*>(plain + i));
-      }
-      return F32ToBF16Lanes<false>(df, f(even, p0, p1, p2), f(odd, p0, p1, p2));
-    };
-    const auto store = [&](size_t i, VU v) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      hn::StoreU(v, du, reinterpret_cast<uint32_t*>(out + i));
+    const auto store = [&](size_t i, V even, V odd) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      if (plain != nullptr) StoreBF16Pair<false>(df, even, odd, plain + i);
+      StoreBF16Pair<false>(df, f(even, p0, p1, p2), f(odd, p0, p1, p2), out + i);
     };
     size_t i = 0;
     if constexpr (kGroup > 1) {
       for (; i + kGroup * 2 * N <= len; i += kGroup * 2 * N) {
-        const VU l0 = load(i), l1 = load(i + 2 * N), l2 = load(i + 4 * N), l3 = load(i + 6 * N);
-        const VU r0 = pair(i, l0), r1 = pair(i + 2 * N, l1), r2 = pair(i + 4 * N, l2),
-                 r3 = pair(i + 6 * N, l3);
-        store(i, r0);
-        store(i + 2 * N, r1);
-        store(i + 4 * N, r2);
-        store(i + 6 * N, r3);
+        V e0, o0, e1, o1, e2, o2, e3, o3;
+        load(i, e0, o0);
+        load(i + 2 * N, e1, o1);
+        load(i + 4 * N, e2, o2);
+        load(i + 6 * N, e3, o3);
+        store(i, e0, o0);
+        store(i + 2 * N, e1, o1);
+        store(i + 4 * N, e2, o2);
+        store(i + 6 * N, e3, o3);
       }
     }
-    for (; i + 2 * N <= len; i += 2 * N) store(i, pair(i, load(i)));
+    for (; i + 2 * N <= len; i += 2 * N) {
+      V even, odd;
+      load(i, even, odd);
+      store(i, even, odd);
+    }
     for (; i < len; i += N) {
       const size_t count = HWY_MIN(N, len - i);
       const V x = LoadRun(df, in + i, count);
@@ -195,7 +191,7 @@ HWY_INLINE void BF16PairRows(DF df, const T* src, T* dst, T* copy, size_t C, siz
 }
 
 // The per-channel parameters of C channels (a multiple of 2N) in the order
-// of the bf16 pair paths below: per pair of vectors, the even channels'
+// of the NHWC bf16 pair paths: per pair of vectors, the even channels'
 // values, then the odd ones'. Returns split.
 HWY_INLINE const float* SplitPairParams(size_t N, size_t C, const float* params, float* split) {
   for (size_t c = 0; c < C; c += 2 * N) {
@@ -208,23 +204,15 @@ HWY_INLINE const float* SplitPairParams(size_t N, size_t C, const float* params,
 }
 
 // NHWC bf16 pixels of whole pairs of vectors of channels (C a multiple of
-// 2*Lanes(df), at most kMaxFlatChannels), on the x86 SIMD targets, as
-// BF16PairRows: channels 2j and 2j + 1 of a pair of vectors are lane j of
-// its even and odd fp32 vectors, so each parameter is copied once per call
-// into that order (even channels, then odd, per pair of vectors). Zen 4,
-// 64x56x56: AVX3_DL types 0/3 0.36/0.38 -> 0.45/0.55 of memcpy (with the
-// parameters of up to two pairs in registers; loaded per pair, 0.37/0.48),
-// AVX2 0.17-0.20 -> 0.24-0.26.
-template <typename T, class Format>
-inline constexpr bool kBF16PairPixels =
-    std::is_same_v<Format, Nhwc> && ElementTraits<T>::kEncoding == Encoding::kBFloat16 &&
-    HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128;
-
+// 2*Lanes(df), at most kMaxFlatChannels; kBF16Pairs): channels 2j and 2j + 1
+// of a pair are lane j of its even and odd fp32 vectors, so the parameters
+// are split once per call (SplitPairParams). One or two pairs per pixel keep
+// them in registers (loaded per pair, types 0/3 ran 0.37/0.48 instead of
+// 0.45/0.55).
 template <size_t K, class DF, typename T, class F>
 HWY_INLINE void BF16PairPixels(DF df, const T* src, T* dst, size_t C, size_t sBegin, size_t sEnd,
                                const float* const* perChannel, size_t pfEnd, const F& f) {
   using V = hn::Vec<DF>;
-  const hn::RebindToUnsigned<DF> du;
   const size_t N = hn::Lanes(df);
   HWY_ALIGN float split[K > 0 ? K : 1][kMaxFlatChannels];
   const float* pe[3] = {};
@@ -232,13 +220,10 @@ HWY_INLINE void BF16PairPixels(DF df, const T* src, T* dst, size_t C, size_t sBe
   const auto pair = [&](size_t o, V e0, V e1, V e2, V o0, V o1, V o2) HWY_ATTR
                         SYNETK_LAMBDA_INLINE {
     V even, odd;
-    BF16LanesToF32(df, hn::LoadU(du, reinterpret_cast<const uint32_t*>(src + o)), even, odd);
-    hn::StoreU(F32ToBF16Lanes<false>(df, f(even, e0, e1, e2), f(odd, o0, o1, o2)), du,
-               reinterpret_cast<uint32_t*>(dst + o));
+    LoadBF16Pair(df, src + o, even, odd);
+    StoreBF16Pair<false>(df, f(even, e0, e1, e2), f(odd, o0, o1, o2), dst + o);
   };
   if (C <= 4 * N) {
-    // One or two pairs of vectors per pixel: their parameters stay in
-    // registers.
     V a0 = hn::Zero(df), a1 = a0, a2 = a0, b0 = a0, b1 = a0, b2 = a0;
     V c0 = a0, c1 = a0, c2 = a0, d0 = a0, d1 = a0, d2 = a0;
     GetParams<K>(a0, a1, a2, [&](size_t k) HWY_ATTR { return hn::Load(df, pe[k]); });
@@ -299,12 +284,11 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   const auto activate = [=](V x, V p0, V p1, V p2) HWY_ATTR SYNETK_LAMBDA_INLINE {
     return op(df, x, p0, p1, p2, hn::Set(df, scalar));
   };
-  if constexpr (kBF16PairRows<T, Format>) {
+  if constexpr (kBF16Pairs<T> && std::is_same_v<Format, Nchw>) {
     BF16PairRows<K>(df, src, dst, static_cast<T*>(nullptr), a.channels, a.spatial, a.sBegin,
                     a.sEnd, a.channel, pfEnd, activate);
     return;
-  }
-  if constexpr (kBF16PairPixels<T, Format>) {
+  } else if constexpr (kBF16Pairs<T>) {
     const size_t N = hn::Lanes(df);
     if (a.channels % (2 * N) == 0 && a.channels <= kMaxFlatChannels) {
       BF16PairPixels<K>(df, src, dst, a.channels, a.sBegin, a.sEnd, a.channel, pfEnd, activate);
@@ -481,60 +465,6 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
                                 MakeRunOps(load, store));
 }
 
-// Type 9 NHWC in bf16 with both inputs' channels whole pairs of vectors (as
-// BF16PairPixels), the parameters split once per call.
-template <class DF, typename T>
-HWY_INLINE void Fused9BF16PairPixels(DF df, const detail::FusedArgs<T>& a) {
-  using V = hn::Vec<DF>;
-  const hn::RebindToUnsigned<DF> du;
-  const size_t N = hn::Lanes(df), C = a.channels + a.channels1, S = a.spatial;
-  const T* const srcs[2] = {a.src0, a.src1};
-  const size_t counts[2] = {a.channels, a.channels1};
-  const size_t pfEnds[2] = {PrefetchBound(a.channels * S), PrefetchBound(a.channels1 * S)};
-  T* const dst0 = a.dst0;
-  T* const dst1 = a.dst1;
-  // Pairs of vectors start at multiples of 2N in both inputs' channels.
-  HWY_ALIGN float split[2][kMaxFlatChannels];
-  const float* const scale = SplitPairParams(N, C, a.channel[0], split[0]);
-  const float* const bias = SplitPairParams(N, C, a.channel[1], split[1]);
-  const V zero = hn::Zero(df);
-  // Blocks of pixels (PixelBlock), pair by pair of each input: a pair's
-  // parameters stay in registers for the block (pixel by pixel, loading
-  // them per pair, 64 + 32 channels ran at 0.38-0.39 of memcpy on Zen 4,
-  // as before the pairs).
-  const size_t block = PixelBlock<T>(C);
-  for (size_t sb = a.sBegin; sb < a.sEnd; sb += block) {
-    const size_t se = HWY_MIN(sb + block, a.sEnd);
-    size_t base = 0;
-    for (size_t i = 0; i < 2; ++i) {
-      const size_t Ci = counts[i];
-      const T* const in = srcs[i];
-      for (size_t c = 0; c < Ci; c += 2 * N) {
-        const float* const sc = scale + base + c;
-        const float* const bi = bias + base + c;
-        const V se0 = hn::Load(df, sc), so0 = hn::Load(df, sc + N);
-        const V be0 = hn::Load(df, bi), bo0 = hn::Load(df, bi + N);
-        for (size_t s = sb; s < se; ++s) {
-          PrefetchAhead(in, s * Ci + c, pfEnds[i]);
-          const size_t o = s * C + base + c;
-          V even, odd;
-          BF16LanesToF32(df, hn::LoadU(du, reinterpret_cast<const uint32_t*>(in + s * Ci + c)),
-                         even, odd);
-          if (dst1 != nullptr) {
-            hn::StoreU(F32ToBF16Lanes<false>(df, even, odd), du,
-                       reinterpret_cast<uint32_t*>(dst1 + o));
-          }
-          even = hn::Max(zero, hn::MulAdd(even, se0, be0));
-          odd = hn::Max(zero, hn::MulAdd(odd, so0, bo0));
-          hn::StoreU(F32ToBF16Lanes<false>(df, even, odd), du,
-                     reinterpret_cast<uint32_t*>(dst0 + o));
-        }
-      }
-      base += Ci;
-    }
-  }
-}
-
 // Type 9: channel concatenation of src0 and src1; dst0 gets
 // max(0, v*scale[c] + bias[c]) with c the output channel, dst1 (optional) the
 // plain concatenation.
@@ -548,13 +478,6 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
   const size_t counts[2] = {a.channels, a.channels1};
   const bool stream = a.stream;
   if constexpr (std::is_same_v<Format, Nhwc>) {
-    if constexpr (kBF16PairPixels<T, Format>) {
-      const size_t N = hn::Lanes(df);
-      if (counts[0] % (2 * N) == 0 && counts[1] % (2 * N) == 0 && C <= kMaxFlatChannels) {
-        Fused9BF16PairPixels(df, a);
-        return;
-      }
-    }
     // Blocks of output pixels (PixelBlock), both inputs per block.
     const float* const scale = a.channel[0];
     const float* const bias = a.channel[1];
@@ -589,12 +512,50 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
       }
       return;
     }
+    // bf16 with both inputs' channels whole pairs of vectors (kBF16Pairs):
+    // runs of a pair of vectors, the parameters split once per call into the
+    // pairs' order, in registers for the block (64 + 32 channels on Zen 4:
+    // 0.39 -> 0.60 of memcpy; pixel by pixel, loading them per pair, 0.38).
+    constexpr size_t kSplit = kBF16Pairs<T> ? kMaxFlatChannels : 1;
+    HWY_ALIGN float split[2][kSplit];
+    bool pairs = false;
+    if constexpr (kBF16Pairs<T>) {
+      const size_t N2 = 2 * hn::Lanes(df);
+      pairs = counts[0] % N2 == 0 && counts[1] % N2 == 0 && C <= kMaxFlatChannels;
+      if (pairs) {
+        SplitPairParams(N2 / 2, C, scale, split[0]);
+        SplitPairParams(N2 / 2, C, bias, split[1]);
+      }
+    }
     for (size_t sb = a.sBegin; sb < a.sEnd; sb += block) {
       const size_t se = HWY_MIN(sb + block, a.sEnd);
       size_t base = 0;
       for (size_t i = 0; i < 2; ++i) {
         const size_t Ci = counts[i], pfEnd = PrefetchBound(Ci * S);
         const T* const in = srcs[i];
+        if constexpr (kBF16Pairs<T>) {
+          if (pairs) {
+            const size_t N = hn::Lanes(df);
+            for (size_t c = 0; c < Ci; c += 2 * N) {
+              const float* const sc = split[0] + base + c;
+              const float* const bi = split[1] + base + c;
+              const V scEven = hn::Load(df, sc), scOdd = hn::Load(df, sc + N);
+              const V biEven = hn::Load(df, bi), biOdd = hn::Load(df, bi + N);
+              for (size_t s = sb; s < se; ++s) {
+                PrefetchAhead(in, s * Ci + c, pfEnd);
+                const size_t o = s * C + base + c;
+                V even, odd;
+                LoadBF16Pair(df, in + s * Ci + c, even, odd);
+                if (dst1 != nullptr) StoreBF16Pair<false>(df, even, odd, dst1 + o);
+                StoreBF16Pair<false>(df, hn::Max(hn::Zero(df), hn::MulAdd(even, scEven, biEven)),
+                                     hn::Max(hn::Zero(df), hn::MulAdd(odd, scOdd, biOdd)),
+                                     dst0 + o);
+              }
+            }
+            base += Ci;
+            continue;
+          }
+        }
         ForEachPixelRun(df, Ci, [=](size_t c, size_t count) HWY_ATTR SYNETK_LAMBDA_INLINE {
           const V sc = LoadParam(df, scale + base + c, count);
           const V bi = LoadParam(df, bias + base + c, count);
@@ -617,7 +578,7 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
       // (from L1) when it is stored.
       T* const out0 = dst0 + base * S;
       T* const out1 = dst1 != nullptr ? dst1 + base * S : nullptr;
-      if constexpr (kBF16PairRows<T, Format>) {
+      if constexpr (kBF16Pairs<T>) {
         BF16PairRows<2>(df, src, out0, out1, Ci, S, a.sBegin, a.sEnd, params, pfEnd,
                         [=](V x, V p0, V p1, V) HWY_ATTR SYNETK_LAMBDA_INLINE {
                           return hn::Max(hn::Zero(df), hn::MulAdd(x, p0, p1));

@@ -174,6 +174,7 @@ struct PoolOps<detail::PoolCfg<true, T, Format>> {
   static HWY_INLINE V Combine(V a, V b) {
     return hn::Max(a, b);
   }
+  static constexpr bool kBF16Pairs = false;  // see the averages' ops
 };
 
 // Targets whose MulAdd is one instruction (PoolPairFinish).
@@ -207,6 +208,11 @@ struct PoolOps<detail::PoolCfg<false, T, Format>> {
   static HWY_INLINE V Combine(V a, V b) {
     return hn::Add(a, b);
   }
+  // bf16 averages may read whole pairs of vectors of channels as 32-bit
+  // lanes (LoadBF16Pair: even and odd channels as two fp32 vectors) and
+  // store them as one (StoreBF16Pair): the NHWC stem rows and 2x2 pairs.
+  static constexpr bool kBF16Pairs =
+      ElementTraits<T>::kEncoding == Encoding::kBFloat16 && HWY_TARGET != HWY_SCALAR;
 };
 
 // Loads Lanes(d) elements at p, of which only `avail` (>= 1) may be read;
@@ -467,16 +473,12 @@ HWY_INLINE void PoolAreaRows(D d, hn::TFromD<D>* areas, size_t rows, size_t pitc
 // any address.
 template <class Ops, size_t kRows, bool kStart = true, class D, typename T>
 HWY_INLINE void PoolBF16LaneRows(D d, const T* p, size_t pitch, hn::Vec<D>& e, hn::Vec<D>& od) {
-  const hn::RebindToUnsigned<D> du;
-  const auto pairs = [&](size_t r) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    return hn::LoadU(du, reinterpret_cast<const uint32_t*>(p + r * pitch));
-  };
   hn::Vec<D> re, ro;
-  BF16LanesToF32(d, pairs(0), re, ro);
+  LoadBF16Pair(d, p, re, ro);
   e = kStart ? PoolStart<Ops>(d, re) : re;
   od = kStart ? PoolStart<Ops>(d, ro) : ro;
   for (size_t r = 1; r < kRows; ++r) {
-    BF16LanesToF32(d, pairs(r), re, ro);
+    LoadBF16Pair(d, p + r * pitch, re, ro);
     e = Ops::Combine(e, re);
     od = Ops::Combine(od, ro);
   }
@@ -1244,18 +1246,13 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
     if (x < 0 || x >= static_cast<ptrdiff_t>(W)) return ident;
     return colAt(s + static_cast<size_t>(x) * C + c);
   };
-  // bf16 averages of whole pairs of vectors of channels: channels 2i and
-  // 2i + 1 are the halves of 32-bit lane i (BF16LanesToF32), summed as two
-  // fp32 vectors (even and odd channels; `carry` keeps them in that order)
-  // and stored as one (F32ToBF16Lanes), with no promotion or narrowing
-  // shuffles.
-  constexpr bool kBf16Pairs = Ops::kDivides &&
-                              ElementTraits<T>::kEncoding == Encoding::kBFloat16 &&
-                              HWY_TARGET != HWY_SCALAR;
-  const bool pairs = kBf16Pairs && C % (2 * N) == 0;
+  // bf16 averages of whole pairs of vectors of channels (Ops::kBF16Pairs):
+  // summed as two fp32 vectors, even and odd channels (`carry` keeps them in
+  // that order), and stored as one, with no promotion or narrowing shuffles.
+  const bool pairs = Ops::kBF16Pairs && C % (2 * N) == 0;
   // The vertical step of input column x's channels c .. c + 2N, even and odd.
   auto colPairs = [&](ptrdiff_t x, size_t c, V& e, V& o) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    if constexpr (kBf16Pairs) {
+    if constexpr (Ops::kBF16Pairs) {
       if (x < 0 || x >= static_cast<ptrdiff_t>(W)) {
         e = o = ident;
         return;
@@ -1275,7 +1272,7 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
       const ptrdiff_t hi = HWY_MIN(x0 + 3, static_cast<ptrdiff_t>(W));
       div = hn::Set(d, static_cast<typename Ops::L>(hy * static_cast<float>(hi - lo)));
     }
-    if constexpr (kBf16Pairs) {
+    if constexpr (Ops::kBF16Pairs) {
       if (pairs) {
         for (size_t c = 0; c < C; c += 2 * N) {
           V e0, o0, e1, o1, e2, o2;
@@ -1292,8 +1289,7 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
           const V ae = hn::Div(PoolEnd<Ops>(d, Ops::Combine(Ops::Combine(e0, e1), e2)), div);
           const V ao = hn::Div(PoolEnd<Ops>(d, Ops::Combine(Ops::Combine(o0, o1), o2)), div);
           // Whole pairs of channels: the store stays inside the pixel.
-          hn::StoreU(F32ToBF16Lanes<true>(d, ae, ao), hn::RebindToUnsigned<D>(),
-                     reinterpret_cast<uint32_t*>(out + dx * C + c));
+          StoreBF16Pair<true>(d, ae, ao, out + dx * C + c);
         }
         return;
       }
@@ -1887,7 +1883,6 @@ template <class Ops, class D, typename T>
 HWY_NOINLINE void PoolPairsNarrow(D d, const T* HWY_RESTRICT src, size_t W, size_t p0, size_t p1,
                                   T* HWY_RESTRICT dst, size_t outs) {
   using V = hn::Vec<D>;
-  const hn::RebindToUnsigned<D> du;
   const size_t N = hn::Lanes(d), W2 = W / 2;
   for (size_t p = p0; p < p1; ++p) {
     const T* s = src + 2 * p * W;
@@ -1896,9 +1891,8 @@ HWY_NOINLINE void PoolPairsNarrow(D d, const T* HWY_RESTRICT src, size_t W, size
       // bf16 averages: columns 2i and 2i + 1 are the halves of 32-bit lane
       // i (BF16LanesToF32).
       V top0, top1, bottom0, bottom1;  // even and odd columns of both rows
-      BF16LanesToF32(d, hn::LoadU(du, reinterpret_cast<const uint32_t*>(s)), top0, top1);
-      BF16LanesToF32(d, hn::LoadU(du, reinterpret_cast<const uint32_t*>(s + W)), bottom0,
-                     bottom1);
+      LoadBF16Pair(d, s, top0, top1);
+      LoadBF16Pair(d, s + W, bottom0, bottom1);
       v = PoolPairFinish<Ops>(hn::Add(hn::Add(top0, bottom0), hn::Add(top1, bottom1)));
     } else {
       v = PoolPair2<Ops>(d, Ops::Load(d, s), Ops::Load(d, s + W), Ops::Load(d, s + N),
@@ -2024,13 +2018,9 @@ void PoolNhwcPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const size_t N = hn::Lanes(d);
   const size_t C = a.srcC, rowElems = a.srcW * C;
   const size_t srcTotal = a.srcH * rowElems, dstTotal = a.end * a.dstW * C;
-  // bf16 averages of whole pairs of vectors of channels in 32-bit lanes, as
-  // PoolNhwcStemRow does (256x28x28 2x2 s2 on Zen 4: 0.42-0.49 -> 0.66-0.67 of memcpy).
-  constexpr bool kBf16Pairs = !Cfg::isMax &&
-                              ElementTraits<typename Cfg::Elem>::kEncoding ==
-                                  Encoding::kBFloat16 &&
-                              HWY_TARGET != HWY_SCALAR;
-  const bool pairs = kBf16Pairs && C % (2 * N) == 0;
+  // bf16 averages of whole pairs of vectors of channels (Ops::kBF16Pairs), as
+  // PoolNhwcStemRow does (256x28x28 2x2 s2 on Zen 4: 0.42-0.49 -> 0.66-0.67).
+  const bool pairs = Ops::kBF16Pairs && C % (2 * N) == 0;
   auto row = [&](size_t dy, auto checkedTag) {
     constexpr bool kChecked = decltype(checkedTag)::value;
     auto ld = [&](size_t off) -> V {
@@ -2040,29 +2030,22 @@ void PoolNhwcPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     const size_t r0 = 2 * dy * rowElems, r1 = r0 + rowElems;
     for (size_t dx = 0; dx < a.dstW; ++dx) {
       const size_t i = 2 * dx * C, o = (dy * a.dstW + dx) * C;
-      if constexpr (kBf16Pairs) {
+      if constexpr (Ops::kBF16Pairs) {
         if (pairs) {
-          // Channels 2j and 2j + 1 as the halves of 32-bit lane j
-          // (BF16LanesToF32): two fp32 vectors per load and one store
-          // (F32ToBF16Lanes), no promotion or narrowing. Whole pairs of
-          // vectors of channels: every load and store stays in its pixel.
-          const hn::RebindToUnsigned<D> du;
-          const auto tap = [&](size_t off, V& e, V& od) HWY_ATTR SYNETK_LAMBDA_INLINE {
-            BF16LanesToF32(d, hn::LoadU(du, reinterpret_cast<const uint32_t*>(a.src + off)), e,
-                           od);
-          };
+          // Two fp32 vectors per load and one store, no promotion or
+          // narrowing. Whole pairs of vectors of channels: every load and
+          // store stays in its pixel.
           for (size_t c = 0; c < C; c += 2 * N) {
             V e00, o00, e10, o10, e01, o01, e11, o11;  // row, column
-            tap(r0 + i + c, e00, o00);
-            tap(r1 + i + c, e10, o10);
-            tap(r0 + i + C + c, e01, o01);
-            tap(r1 + i + C + c, e11, o11);
+            LoadBF16Pair(d, a.src + r0 + i + c, e00, o00);
+            LoadBF16Pair(d, a.src + r1 + i + c, e10, o10);
+            LoadBF16Pair(d, a.src + r0 + i + C + c, e01, o01);
+            LoadBF16Pair(d, a.src + r1 + i + C + c, e11, o11);
             const V ve = PoolPairFinish<Ops>(
                 Ops::Combine(Ops::Combine(e00, e10), Ops::Combine(e01, e11)));
             const V vo = PoolPairFinish<Ops>(
                 Ops::Combine(Ops::Combine(o00, o10), Ops::Combine(o01, o11)));
-            hn::StoreU(F32ToBF16Lanes<true>(d, ve, vo), du,
-                       reinterpret_cast<uint32_t*>(a.dst + o + c));
+            StoreBF16Pair<true>(d, ve, vo, a.dst + o + c);
           }
           continue;
         }
