@@ -185,6 +185,31 @@ TEMPLATE_TEST_CASE("fused layers match the reference on every target", "[fused]"
   });
 }
 
+// Type 9 NHWC with both inputs' channels whole vectors, up to four of each
+// (Fused9PixelsInRegisters: every run's scale and bias in registers), on
+// targets of 4, 8 and 16 fp32 lanes, with dst1 and without it.
+TEMPLATE_TEST_CASE("fused type 9 NHWC keeps whole-vector runs in registers", "[fused]", float,
+                   BF16, F16) {
+  SYNETK_FOR_EACH_TARGET([] {
+    const size_t shapes[][2] = {{4, 4},   {8, 8},   {12, 4},  {4, 12}, {16, 16},
+                                {24, 8},  {32, 16}, {48, 16}, {16, 64}, {64, 64}};
+    for (const auto& shape : shapes) {
+      for (size_t S : {1, 5, 33}) {
+        const auto k = MakeCase<TestType>(9, shape[0], S, shape[1]);
+        CheckCase(k);
+        Case<TestType> t = k;
+        t.src0 = Transpose(k.src0, k.C, k.S, true);
+        t.src1 = Transpose(k.src1, k.C1, k.S, true);
+        const auto withCopy = RunAndCheck<TestType, synetk::Nhwc>(t);
+        Guarded<TestType> alone(k.OutSize());
+        RunLibrary<TestType, synetk::Nhwc>(t, t.src0.data(), t.src1.data(), alone.data(), nullptr);
+        REQUIRE(alone.GuardsIntact());
+        REQUIRE(SameBits(alone.ToVector(), withCopy));
+      }
+    }
+  });
+}
+
 // NHWC pixels wider than four vectors take the loop orders meant for DRAM
 // beyond kCachedFusedBytes of traffic (one vector at a time for types 0-3
 // and 8, blocks for type 4), the cached orders below it (groups of pixels
