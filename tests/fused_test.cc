@@ -9,6 +9,7 @@
 #include <hwy/aligned_allocator.h>
 #include "reference/fused_ref.h"
 
+#include <algorithm>
 #include <climits>
 
 namespace {
@@ -277,12 +278,16 @@ TEMPLATE_TEST_CASE("fused layers run in place and in parts", "[fused]", float, B
           };
           std::vector<TestType> whole(k.OutSize()), whole1(k.OutSize());
           run(k.src0.data(), k.src1.data(), whole.data(), whole1.data(), synetk::Range::All());
-          // Parts: three uneven ranges of spatial positions.
-          std::vector<TestType> parts(k.OutSize()), parts1(k.OutSize());
-          for (auto r : {synetk::Range{0, 5}, synetk::Range{5, 6}, synetk::Range{6, 71}})
-            run(k.src0.data(), k.src1.data(), parts.data(), parts1.data(), r);
-          REQUIRE(SameBits(parts, whole));
-          if (type == 9) REQUIRE(SameBits(parts1, whole1));
+          // Parts: three uneven ranges of spatial positions, in order and in
+          // reverse (as threads may finish them: no part writes past its own).
+          for (const bool reverse : {false, true}) {
+            std::vector<TestType> parts(k.OutSize()), parts1(k.OutSize());
+            std::vector<synetk::Range> ranges = {{0, 5}, {5, 6}, {6, 71}};
+            if (reverse) std::reverse(ranges.begin(), ranges.end());
+            for (auto r : ranges) run(k.src0.data(), k.src1.data(), parts.data(), parts1.data(), r);
+            REQUIRE(SameBits(parts, whole));
+            if (type == 9) REQUIRE(SameBits(parts1, whole1));
+          }
           // In place: every type whose output has the input's shape.
           if (type <= 3 || type == 8) {
             auto inplace = k.src0;

@@ -479,23 +479,21 @@ HWY_INLINE V NthOf8(V v0, V v1, V v2, V v3, V v4, V v5, V v6, V v7) {
   else return v7;
 }
 
-// The most vectors of output channels Fused9PixelsInRegisters keeps the
-// parameters of: two registers each, beside a pixel's loaded runs (16
-// vector registers on x86 below AVX-512, 32 elsewhere).
-inline constexpr size_t kFused9MaxRuns =
-    (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_NEON ||
-     HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_SVE_256 ||
-     HWY_TARGET == HWY_SVE2_128)
-        ? 8
-        : 4;
-
-// Type 9 NHWC with both inputs' channels whole vectors, kR0 of src0 and kR1
-// of src1 (kR0 + kR1 <= kFused9MaxRuns): every vector's scale and bias stay
-// in registers and the pixels stream front to back, each pixel's vectors
-// loaded before any is stored. The 16 KiB blocks below, one run at a time
-// across a block's pixels, ran 64 + 32 fp32 channels on Zen 4 at 0.66 of
-// memcpy in a harness where this order ran at 0.91. kPairs (bf16 with
-// kBF16Pairs, kR0 and kR1 even): vectors 2i and 2i + 1 are the even and odd
+// Type 9 NHWC with C0 channels of src0 in kR0 vectors and C1 of src1 in kR1
+// (at most four each; each input's last vector may be partial): every
+// vector's scale and bias stay in registers and the pixels stream front to
+// back, each pixel's vectors loaded before any is stored. The 16 KiB blocks
+// below, one run at a time across a block's pixels, ran 64 + 32 fp32
+// channels on Zen 4 at 0.66 of memcpy in a harness where this order ran at
+// 0.91. On x86 below AVX-512 (16 registers) some parameters spill, and the
+// loop reloads them from the stack: still far ahead of the blocks (Zen 4,
+// AVX2-only build, 24 + 12 and 32 + 16 fp32 channels: 0.46-0.50 -> 0.80-0.96
+// of memcpy; SSE4, 16 + 8: 0.25 -> 0.57). A partial vector is read and written whole: past its input's
+// channels it reads the next ones (or the next pixel), and what it writes
+// past them the pixel's next vector, or the next pixel, writes over. The
+// part's last pixel (the next one may be another part's) and any pixel of a
+// streamed call (non-temporal stores) use exact tails instead. kPairs (bf16
+// with kBF16Pairs, whole pairs): vectors 2i and 2i + 1 are the even and odd
 // channels of pair i (LoadBF16Pair), their parameters split to match.
 template <size_t kR0, size_t kR1, bool kPairs, typename T, class DF>
 HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) {
@@ -504,13 +502,18 @@ HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) 
   static_assert(kR0 >= 1 && kR1 >= 1 && kR <= 8, "vectors of both inputs, eight at most");
   static_assert(!kPairs || (kR0 % 2 == 0 && kR1 % 2 == 0), "whole pairs of vectors");
   const size_t N = hn::Lanes(df);
-  const size_t C0 = kR0 * N, C1 = kR1 * N, C = C0 + C1;
+  const size_t C0 = a.channels, C1 = a.channels1, C = C0 + C1;
   const T* const src0 = a.src0;
   const T* const src1 = a.src1;
   T* const dst0 = a.dst0;
   T* const dst1 = a.dst1;
   const bool stream = a.stream;
   const size_t pfEnd0 = PrefetchBound(C0 * a.spatial), pfEnd1 = PrefetchBound(C1 * a.spatial);
+  // Vector j: its offset in the output pixel (and the parameters) and lanes.
+  const auto offset = [=](size_t j) HWY_ATTR { return j < kR0 ? j * N : C0 + (j - kR0) * N; };
+  const auto lanes = [=](size_t j) HWY_ATTR {
+    return j < kR0 ? HWY_MIN(N, C0 - j * N) : HWY_MIN(N, C1 - (j - kR0) * N);
+  };
   HWY_ALIGN float split[2][kPairs ? 8 * kMaxLanes<float> : 1];
   const float* scale = a.channel[0];
   const float* bias = a.channel[1];
@@ -523,8 +526,8 @@ HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) 
   V b0 = zero, b1 = zero, b2 = zero, b3 = zero, b4 = zero, b5 = zero, b6 = zero, b7 = zero;
   const auto params = [&](size_t j, V& sc, V& bi) HWY_ATTR {
     if (j < kR) {
-      sc = hn::LoadU(df, scale + j * N);
-      bi = hn::LoadU(df, bias + j * N);
+      sc = LoadParam(df, scale + offset(j), lanes(j));
+      bi = LoadParam(df, bias + offset(j), lanes(j));
     }
   };
   params(0, s0, b0);
@@ -535,27 +538,31 @@ HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) 
   params(5, s5, b5);
   params(6, s6, b6);
   params(7, s7, b7);
-  for (size_t s = a.sBegin; s < a.sEnd; ++s) {
+  // Pixel s; kExact: each vector reads and writes its own lanes only.
+  const auto pixel = [=](size_t s, auto exact) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    constexpr bool kExact = decltype(exact)::value;
     const T* const in0 = src0 + s * C0;
     const T* const in1 = src1 + s * C1;
     if (pfEnd0 != 0) {
       PrefetchAheadLines(src0, s * C0, C0, pfEnd0);
       PrefetchAheadLines(src1, s * C1, C1, pfEnd1);
     }
-    // Vectors j and j + 1 (j even) of the pixel: from src0 below kR0, then
-    // from src1; zero past kR.
+    const auto at = [=](size_t j) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      return j < kR0 ? in0 + j * N : in1 + (j - kR0) * N;
+    };
+    const auto load1 = [=](size_t j) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      return kExact ? LoadRun(df, at(j), lanes(j)) : LoadF32(df, at(j));
+    };
+    // Vectors j and j + 1 (j even) of the pixel; zero past kR.
     const auto load2 = [=](auto jc, V& x, V& y) HWY_ATTR SYNETK_LAMBDA_INLINE {
       constexpr size_t j = decltype(jc)::value;
-      const auto at = [=](size_t v) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        return v < kR0 ? in0 + v * N : in1 + (v - kR0) * N;
-      };
       if constexpr (j >= kR) {
         x = y = zero;
       } else if constexpr (kPairs) {
         LoadBF16Pair(df, at(j), x, y);
       } else {
-        x = LoadF32(df, at(j));
-        y = j + 1 < kR ? LoadF32(df, at(j + 1)) : zero;
+        x = load1(j);
+        y = j + 1 < kR ? load1(j + 1) : zero;
       }
     };
     V x0, x1, x2, x3, x4, x5, x6, x7;
@@ -565,6 +572,11 @@ HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) 
     load2(std::integral_constant<size_t, 6>(), x6, x7);
     T* const out0 = dst0 + s * C;
     T* const out1 = dst1 != nullptr ? dst1 + s * C : nullptr;
+    const auto store1 = [=](size_t j, V f, V x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      const size_t count = kExact ? lanes(j) : N;
+      StoreRun(df, f, out0 + offset(j), count, stream);
+      if (out1 != nullptr) StoreRun(df, x, out1 + offset(j), count, stream);
+    };
     // Vectors j and j + 1 (j even) to dst0 (and dst1).
     const auto put2 = [=](auto jc) HWY_ATTR SYNETK_LAMBDA_INLINE {
       constexpr size_t j = decltype(jc)::value;
@@ -580,12 +592,8 @@ HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) 
           if (out1 != nullptr) StoreBF16Pair<false>(df, x, y, out1 + j * N);
           StoreBF16Pair<false>(df, fx, fy, out0 + j * N);
         } else {
-          StoreRun(df, fx, out0 + j * N, N, stream);
-          if (out1 != nullptr) StoreRun(df, x, out1 + j * N, N, stream);
-          if constexpr (j + 1 < kR) {
-            StoreRun(df, fy, out0 + (j + 1) * N, N, stream);
-            if (out1 != nullptr) StoreRun(df, y, out1 + (j + 1) * N, N, stream);
-          }
+          store1(j, fx, x);
+          if constexpr (j + 1 < kR) store1(j + 1, fy, y);
         }
       }
     };
@@ -593,17 +601,29 @@ HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) 
     put2(std::integral_constant<size_t, 2>());
     put2(std::integral_constant<size_t, 4>());
     put2(std::integral_constant<size_t, 6>());
-  }
+  };
+  // Pixels below sFast read and write whole vectors: a pixel's vectors
+  // reach `reach` elements from its start, pitch apart, and must stay below
+  // pixel `end` (dst: the part's end; inputs: the tensor's).
+  const auto fastEnd = [](size_t end, size_t reach, size_t pitch) {
+    const size_t over = reach > pitch ? (reach - pitch + pitch - 1) / pitch : 0;
+    return end - HWY_MIN(end, over);
+  };
+  size_t sFast = HWY_MIN(fastEnd(a.sEnd, C0 + kR1 * N, C),
+                         HWY_MIN(fastEnd(a.spatial, kR0 * N, C0), fastEnd(a.spatial, kR1 * N, C1)));
+  if (stream && C != kR * N) sFast = a.sBegin;  // (non-temporal stores never overlap)
+  size_t s = a.sBegin;
+  for (; s < sFast; ++s) pixel(s, std::false_type());
+  for (; s < a.sEnd; ++s) pixel(s, std::true_type());
 }
 
-// Fused9PixelsInRegisters<kR0, n1, kPairs> for the n1 in 1..4 (kPairs: 2 or
-// 4) that fits kFused9MaxRuns; false for other n1. Only fitting pairs are
-// instantiated.
+// Fused9PixelsInRegisters<kR0, n1, kPairs> for n1 in 1..4 (kPairs: 2 or 4);
+// false for other n1.
 template <size_t kR0, bool kPairs, typename T, class DF>
 HWY_INLINE bool Fused9InRegistersFor(DF df, const detail::FusedArgs<T>& a, size_t n1) {
   const auto run = [&](auto k1) HWY_ATTR {
     constexpr size_t kR1 = decltype(k1)::value;
-    if constexpr (kR0 + kR1 <= kFused9MaxRuns && (!kPairs || kR1 % 2 == 0)) {
+    if constexpr (!kPairs || kR1 % 2 == 0) {
       if (n1 != kR1) return false;
       Fused9PixelsInRegisters<kR0, kR1, kPairs>(df, a);
       return true;
@@ -614,22 +634,28 @@ HWY_INLINE bool Fused9InRegistersFor(DF df, const detail::FusedArgs<T>& a, size_
          run(std::integral_constant<size_t, 3>()) || run(std::integral_constant<size_t, 4>());
 }
 
-// Type 9 NHWC in Fused9PixelsInRegisters where n0 and n1 vectors of
-// channels fit (1 to 4 each, kFused9MaxRuns in all; bf16 pairs: 2 or 4
-// each); false otherwise.
+// Type 9 NHWC in Fused9PixelsInRegisters where each input has 1 to 4 vectors
+// of channels (bf16 in whole pairs: 2 or 4); false otherwise.
 template <typename T, class DF>
-HWY_INLINE bool Fused9InRegisters(DF df, const detail::FusedArgs<T>& a, size_t n0, size_t n1) {
-  constexpr bool kPairs = kBF16Pairs<T>;
-  if (kPairs && n0 % 2 != 0) return false;
-  const auto run = [&](auto k0) HWY_ATTR {
-    constexpr size_t kR0 = decltype(k0)::value;
-    if constexpr (kR0 < kFused9MaxRuns && (!kPairs || kR0 % 2 == 0)) {
-      return n0 == kR0 && Fused9InRegistersFor<kR0, kPairs>(df, a, n1);
-    }
-    return false;
+HWY_INLINE bool Fused9InRegisters(DF df, const detail::FusedArgs<T>& a) {
+  const size_t N = hn::Lanes(df);
+  const size_t n0 = (a.channels + N - 1) / N, n1 = (a.channels1 + N - 1) / N;
+  const auto with = [&](auto pairs) HWY_ATTR {
+    constexpr bool kPairs = decltype(pairs)::value;
+    const auto run = [&](auto k0) HWY_ATTR {
+      constexpr size_t kR0 = decltype(k0)::value;
+      if constexpr (!kPairs || kR0 % 2 == 0) {
+        return n0 == kR0 && Fused9InRegistersFor<kR0, kPairs>(df, a, n1);
+      }
+      return false;
+    };
+    return run(std::integral_constant<size_t, 1>()) || run(std::integral_constant<size_t, 2>()) ||
+           run(std::integral_constant<size_t, 3>()) || run(std::integral_constant<size_t, 4>());
   };
-  return run(std::integral_constant<size_t, 1>()) || run(std::integral_constant<size_t, 2>()) ||
-         run(std::integral_constant<size_t, 3>()) || run(std::integral_constant<size_t, 4>());
+  if constexpr (kBF16Pairs<T>) {
+    if (a.channels % (2 * N) == 0 && a.channels1 % (2 * N) == 0) return with(std::true_type());
+  }
+  return with(std::false_type());
 }
 
 // Type 9: channel concatenation of src0 and src1; dst0 gets
@@ -658,11 +684,7 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
       if (dst1 != nullptr) StoreRun(df, v, dst1 + o, count, stream);
     };
     if constexpr (HWY_TARGET != HWY_SCALAR) {
-      const size_t N = hn::Lanes(df);
-      if (counts[0] % N == 0 && counts[1] % N == 0 &&
-          Fused9InRegisters(df, a, counts[0] / N, counts[1] / N)) {
-        return;
-      }
+      if (Fused9InRegisters(df, a)) return;
     }
     const size_t block = PixelBlock<T>(C);
     if (block == 1) {
