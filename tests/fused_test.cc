@@ -265,9 +265,10 @@ TEMPLATE_TEST_CASE("fused layers carry infinities and NaNs", "[fused]", float, B
 TEMPLATE_TEST_CASE("fused layers run in place and in parts", "[fused]", float, BF16) {
   SYNETK_FOR_EACH_TARGET([] {
     for (int type : kTypes) {
-      // 19 channels: NHWC flat stream; 80: NHWC groups of pixels.
+      // 19 channels: NHWC flat stream; 24: its periods of 48 elements in
+      // registers (AVX-512; 24 on AVX2); 80: NHWC groups of pixels.
       for (const bool nhwc : {false, true})
-        for (const size_t C : {size_t{19}, size_t{80}}) {
+        for (const size_t C : {size_t{19}, size_t{24}, size_t{80}}) {
           // 71 positions: the last part's NCHW rows hold two pairs of
           // 16-lane vectors (the bf16 pair rows) and a tail.
           auto k = MakeCase<TestType>(type, C, 71);
