@@ -488,13 +488,16 @@ HWY_INLINE V NthOf8(V v0, V v1, V v2, V v3, V v4, V v5, V v6, V v7) {
 // 0.91. On x86 below AVX-512 (16 registers) some parameters spill, and the
 // loop reloads them from the stack: still far ahead of the blocks (Zen 4,
 // AVX2-only build, 24 + 12 and 32 + 16 fp32 channels: 0.46-0.50 -> 0.80-0.96
-// of memcpy; SSE4, 16 + 8: 0.25 -> 0.57). A partial vector is read and written whole: past its input's
-// channels it reads the next ones (or the next pixel), and what it writes
-// past them the pixel's next vector, or the next pixel, writes over. The
-// part's last pixel (the next one may be another part's) and any pixel of a
-// streamed call (non-temporal stores) use exact tails instead. kPairs (bf16
-// with kBF16Pairs, whole pairs): vectors 2i and 2i + 1 are the even and odd
-// channels of pair i (LoadBF16Pair), their parameters split to match.
+// of memcpy; SSE4, 16 + 8: 0.25 -> 0.57).
+// A partial vector is read and written whole: past its input's channels it
+// reads the next ones (or the next pixel's), and what it writes past them the
+// pixel's next vector, or the next pixel, writes over. The part's last
+// pixels, whose whole vectors would leave the part (the next pixels may be
+// another thread's) or the inputs, and every pixel of a streamed call with a
+// partial vector (non-temporal stores must not overlap), use exact tails.
+// kPairs (bf16 with kBF16Pairs, whole pairs): vectors 2i and 2i + 1 are the
+// even and odd channels of pair i (LoadBF16Pair), their parameters split to
+// match.
 template <size_t kR0, size_t kR1, bool kPairs, typename T, class DF>
 HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) {
   using V = hn::Vec<DF>;
