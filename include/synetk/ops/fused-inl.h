@@ -465,20 +465,6 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
                                 MakeRunOps(load, store));
 }
 
-// v_j of v0..v7 (named: scalable vectors cannot form arrays).
-template <size_t j, class V>
-HWY_INLINE V NthOf8(V v0, V v1, V v2, V v3, V v4, V v5, V v6, V v7) {
-  static_assert(j < 8, "eight at most");
-  if constexpr (j == 0) return v0;
-  else if constexpr (j == 1) return v1;
-  else if constexpr (j == 2) return v2;
-  else if constexpr (j == 3) return v3;
-  else if constexpr (j == 4) return v4;
-  else if constexpr (j == 5) return v5;
-  else if constexpr (j == 6) return v6;
-  else return v7;
-}
-
 // Type 9 NHWC with C0 channels of src0 in kR0 vectors and C1 of src1 in kR1
 // (at most four each; each input's last vector may be partial): every
 // vector's scale and bias stay in registers and the pixels stream front to
@@ -498,6 +484,98 @@ HWY_INLINE V NthOf8(V v0, V v1, V v2, V v3, V v4, V v5, V v6, V v7) {
 // kPairs (bf16 with kBF16Pairs, whole pairs): vectors 2i and 2i + 1 are the
 // even and odd channels of pair i (LoadBF16Pair), their parameters split to
 // match.
+// The scalars of Fused9PixelsInRegisters' pixels (no vectors: SVE's cannot
+// be members or lambda captures).
+template <typename T>
+struct Fused9Pixels {
+  const T* src0;
+  const T* src1;
+  T* dst0;
+  T* dst1;
+  size_t C0, C1, N;
+  size_t pfEnd0, pfEnd1;
+  bool stream;
+  template <size_t kR0>
+  HWY_INLINE size_t Offset(size_t j) const {  // vector j's in the output pixel
+    return j < kR0 ? j * N : C0 + (j - kR0) * N;
+  }
+  template <size_t kR0>
+  HWY_INLINE size_t Lanes(size_t j) const {
+    return j < kR0 ? HWY_MIN(N, C0 - j * N) : HWY_MIN(N, C1 - (j - kR0) * N);
+  }
+};
+
+// Vectors j and j + 1 (j even) of pixel s into x and y (zero past kR0 + kR1):
+// whole vectors, or with kExact each vector's own lanes only.
+template <size_t j, size_t kR0, size_t kR1, bool kPairs, bool kExact, typename T, class DF>
+HWY_INLINE void Fused9Load2(DF df, const Fused9Pixels<T>& g, size_t s, hn::Vec<DF>& x,
+                            hn::Vec<DF>& y) {
+  constexpr size_t kR = kR0 + kR1;
+  const auto at = [&](size_t v) HWY_ATTR {
+    return v < kR0 ? g.src0 + s * g.C0 + v * g.N : g.src1 + s * g.C1 + (v - kR0) * g.N;
+  };
+  const auto one = [&](size_t v) HWY_ATTR {
+    return kExact ? LoadRun(df, at(v), g.template Lanes<kR0>(v)) : LoadF32(df, at(v));
+  };
+  if constexpr (j >= kR) {
+    x = y = hn::Zero(df);
+  } else if constexpr (kPairs) {
+    LoadBF16Pair(df, at(j), x, y);
+  } else {
+    x = one(j);
+    y = j + 1 < kR ? one(j + 1) : hn::Zero(df);
+  }
+}
+
+// max(0, x*scale + bias) of vectors j and j + 1 of pixel s to dst0, x and y
+// themselves to dst1 (if any).
+template <size_t j, size_t kR0, size_t kR1, bool kPairs, bool kExact, typename T, class DF,
+          class V>
+HWY_INLINE void Fused9Put2(DF df, const Fused9Pixels<T>& g, size_t s, V x, V y, V sx, V bx, V sy,
+                           V by) {
+  constexpr size_t kR = kR0 + kR1;
+  if constexpr (j < kR) {
+    const size_t C = g.C0 + g.C1;
+    T* const out0 = g.dst0 + s * C;
+    T* const out1 = g.dst1 != nullptr ? g.dst1 + s * C : nullptr;
+    const V fx = hn::Max(hn::Zero(df), hn::MulAdd(x, sx, bx));
+    const V fy = hn::Max(hn::Zero(df), hn::MulAdd(y, sy, by));
+    if constexpr (kPairs) {
+      if (out1 != nullptr) StoreBF16Pair<false>(df, x, y, out1 + j * g.N);
+      StoreBF16Pair<false>(df, fx, fy, out0 + j * g.N);
+    } else {
+      const auto put = [&](size_t v, V f, V plain) HWY_ATTR {
+        const size_t o = g.template Offset<kR0>(v);
+        const size_t count = kExact ? g.template Lanes<kR0>(v) : g.N;
+        StoreRun(df, f, out0 + o, count, g.stream);
+        if (out1 != nullptr) StoreRun(df, plain, out1 + o, count, g.stream);
+      };
+      put(j, fx, x);
+      if constexpr (j + 1 < kR) put(j + 1, fy, y);
+    }
+  }
+}
+
+// One pixel of Fused9PixelsInRegisters, the parameters of vector j in sj, bj.
+template <size_t kR0, size_t kR1, bool kPairs, bool kExact, typename T, class DF, class V>
+HWY_INLINE void Fused9Pixel(DF df, const Fused9Pixels<T>& g, size_t s, V s0, V s1, V s2, V s3,
+                            V s4, V s5, V s6, V s7, V b0, V b1, V b2, V b3, V b4, V b5, V b6,
+                            V b7) {
+  if (g.pfEnd0 != 0) {
+    PrefetchAheadLines(g.src0, s * g.C0, g.C0, g.pfEnd0);
+    PrefetchAheadLines(g.src1, s * g.C1, g.C1, g.pfEnd1);
+  }
+  V x0, x1, x2, x3, x4, x5, x6, x7;
+  Fused9Load2<0, kR0, kR1, kPairs, kExact>(df, g, s, x0, x1);
+  Fused9Load2<2, kR0, kR1, kPairs, kExact>(df, g, s, x2, x3);
+  Fused9Load2<4, kR0, kR1, kPairs, kExact>(df, g, s, x4, x5);
+  Fused9Load2<6, kR0, kR1, kPairs, kExact>(df, g, s, x6, x7);
+  Fused9Put2<0, kR0, kR1, kPairs, kExact>(df, g, s, x0, x1, s0, b0, s1, b1);
+  Fused9Put2<2, kR0, kR1, kPairs, kExact>(df, g, s, x2, x3, s2, b2, s3, b3);
+  Fused9Put2<4, kR0, kR1, kPairs, kExact>(df, g, s, x4, x5, s4, b4, s5, b5);
+  Fused9Put2<6, kR0, kR1, kPairs, kExact>(df, g, s, x6, x7, s6, b6, s7, b7);
+}
+
 template <size_t kR0, size_t kR1, bool kPairs, typename T, class DF>
 HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) {
   using V = hn::Vec<DF>;
@@ -506,17 +584,8 @@ HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) 
   static_assert(!kPairs || (kR0 % 2 == 0 && kR1 % 2 == 0), "whole pairs of vectors");
   const size_t N = hn::Lanes(df);
   const size_t C0 = a.channels, C1 = a.channels1, C = C0 + C1;
-  const T* const src0 = a.src0;
-  const T* const src1 = a.src1;
-  T* const dst0 = a.dst0;
-  T* const dst1 = a.dst1;
-  const bool stream = a.stream;
-  const size_t pfEnd0 = PrefetchBound(C0 * a.spatial), pfEnd1 = PrefetchBound(C1 * a.spatial);
-  // Vector j: its offset in the output pixel (and the parameters) and lanes.
-  const auto offset = [=](size_t j) HWY_ATTR { return j < kR0 ? j * N : C0 + (j - kR0) * N; };
-  const auto lanes = [=](size_t j) HWY_ATTR {
-    return j < kR0 ? HWY_MIN(N, C0 - j * N) : HWY_MIN(N, C1 - (j - kR0) * N);
-  };
+  const Fused9Pixels<T> g{a.src0, a.src1, a.dst0, a.dst1, C0, C1, N,
+                          PrefetchBound(C0 * a.spatial), PrefetchBound(C1 * a.spatial), a.stream};
   HWY_ALIGN float split[2][kPairs ? 8 * kMaxLanes<float> : 1];
   const float* scale = a.channel[0];
   const float* bias = a.channel[1];
@@ -524,13 +593,13 @@ HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) 
     scale = SplitPairParams(N, C, scale, split[0]);
     bias = SplitPairParams(N, C, bias, split[1]);
   }
-  const V zero = hn::Zero(df);
-  V s0 = zero, s1 = zero, s2 = zero, s3 = zero, s4 = zero, s5 = zero, s6 = zero, s7 = zero;
-  V b0 = zero, b1 = zero, b2 = zero, b3 = zero, b4 = zero, b5 = zero, b6 = zero, b7 = zero;
+  V s0 = hn::Zero(df), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0;
+  V b0 = s0, b1 = s0, b2 = s0, b3 = s0, b4 = s0, b5 = s0, b6 = s0, b7 = s0;
   const auto params = [&](size_t j, V& sc, V& bi) HWY_ATTR {
     if (j < kR) {
-      sc = LoadParam(df, scale + offset(j), lanes(j));
-      bi = LoadParam(df, bias + offset(j), lanes(j));
+      const size_t o = g.template Offset<kR0>(j), n = g.template Lanes<kR0>(j);
+      sc = LoadParam(df, scale + o, n);
+      bi = LoadParam(df, bias + o, n);
     }
   };
   params(0, s0, b0);
@@ -541,70 +610,6 @@ HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) 
   params(5, s5, b5);
   params(6, s6, b6);
   params(7, s7, b7);
-  // Pixel s; kExact: each vector reads and writes its own lanes only.
-  const auto pixel = [=](size_t s, auto exact) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    constexpr bool kExact = decltype(exact)::value;
-    const T* const in0 = src0 + s * C0;
-    const T* const in1 = src1 + s * C1;
-    if (pfEnd0 != 0) {
-      PrefetchAheadLines(src0, s * C0, C0, pfEnd0);
-      PrefetchAheadLines(src1, s * C1, C1, pfEnd1);
-    }
-    const auto at = [=](size_t j) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      return j < kR0 ? in0 + j * N : in1 + (j - kR0) * N;
-    };
-    const auto load1 = [=](size_t j) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      return kExact ? LoadRun(df, at(j), lanes(j)) : LoadF32(df, at(j));
-    };
-    // Vectors j and j + 1 (j even) of the pixel; zero past kR.
-    const auto load2 = [=](auto jc, V& x, V& y) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      constexpr size_t j = decltype(jc)::value;
-      if constexpr (j >= kR) {
-        x = y = zero;
-      } else if constexpr (kPairs) {
-        LoadBF16Pair(df, at(j), x, y);
-      } else {
-        x = load1(j);
-        y = j + 1 < kR ? load1(j + 1) : zero;
-      }
-    };
-    V x0, x1, x2, x3, x4, x5, x6, x7;
-    load2(std::integral_constant<size_t, 0>(), x0, x1);
-    load2(std::integral_constant<size_t, 2>(), x2, x3);
-    load2(std::integral_constant<size_t, 4>(), x4, x5);
-    load2(std::integral_constant<size_t, 6>(), x6, x7);
-    T* const out0 = dst0 + s * C;
-    T* const out1 = dst1 != nullptr ? dst1 + s * C : nullptr;
-    const auto store1 = [=](size_t j, V f, V x) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      const size_t count = kExact ? lanes(j) : N;
-      StoreRun(df, f, out0 + offset(j), count, stream);
-      if (out1 != nullptr) StoreRun(df, x, out1 + offset(j), count, stream);
-    };
-    // Vectors j and j + 1 (j even) to dst0 (and dst1).
-    const auto put2 = [=](auto jc) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      constexpr size_t j = decltype(jc)::value;
-      if constexpr (j < kR) {
-        const V x = NthOf8<j>(x0, x1, x2, x3, x4, x5, x6, x7);
-        const V y = NthOf8<j + 1>(x0, x1, x2, x3, x4, x5, x6, x7);
-        const V fx = hn::Max(zero, hn::MulAdd(x, NthOf8<j>(s0, s1, s2, s3, s4, s5, s6, s7),
-                                              NthOf8<j>(b0, b1, b2, b3, b4, b5, b6, b7)));
-        const V fy =
-            hn::Max(zero, hn::MulAdd(y, NthOf8<j + 1>(s0, s1, s2, s3, s4, s5, s6, s7),
-                                     NthOf8<j + 1>(b0, b1, b2, b3, b4, b5, b6, b7)));
-        if constexpr (kPairs) {
-          if (out1 != nullptr) StoreBF16Pair<false>(df, x, y, out1 + j * N);
-          StoreBF16Pair<false>(df, fx, fy, out0 + j * N);
-        } else {
-          store1(j, fx, x);
-          if constexpr (j + 1 < kR) store1(j + 1, fy, y);
-        }
-      }
-    };
-    put2(std::integral_constant<size_t, 0>());
-    put2(std::integral_constant<size_t, 2>());
-    put2(std::integral_constant<size_t, 4>());
-    put2(std::integral_constant<size_t, 6>());
-  };
   // Pixels below sFast read and write whole vectors: a pixel's vectors
   // reach `reach` elements from its start, pitch apart, and must stay below
   // pixel `end` (dst: the part's end; inputs: the tensor's).
@@ -614,10 +619,16 @@ HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) 
   };
   size_t sFast = HWY_MIN(fastEnd(a.sEnd, C0 + kR1 * N, C),
                          HWY_MIN(fastEnd(a.spatial, kR0 * N, C0), fastEnd(a.spatial, kR1 * N, C1)));
-  if (stream && C != kR * N) sFast = a.sBegin;  // (non-temporal stores never overlap)
+  if (a.stream && C != kR * N) sFast = a.sBegin;  // (non-temporal stores never overlap)
   size_t s = a.sBegin;
-  for (; s < sFast; ++s) pixel(s, std::false_type());
-  for (; s < a.sEnd; ++s) pixel(s, std::true_type());
+  for (; s < sFast; ++s) {
+    Fused9Pixel<kR0, kR1, kPairs, false>(df, g, s, s0, s1, s2, s3, s4, s5, s6, s7, b0, b1, b2,
+                                         b3, b4, b5, b6, b7);
+  }
+  for (; s < a.sEnd; ++s) {
+    Fused9Pixel<kR0, kR1, kPairs, true>(df, g, s, s0, s1, s2, s3, s4, s5, s6, s7, b0, b1, b2, b3,
+                                        b4, b5, b6, b7);
+  }
 }
 
 // Fused9PixelsInRegisters<kR0, n1, kPairs> for n1 in 1..4 (kPairs: 2 or 4);
