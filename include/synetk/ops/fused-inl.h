@@ -465,25 +465,6 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
                                 MakeRunOps(load, store));
 }
 
-// Type 9 NHWC with C0 channels of src0 in kR0 vectors and C1 of src1 in kR1
-// (at most four each; each input's last vector may be partial): every
-// vector's scale and bias stay in registers and the pixels stream front to
-// back, each pixel's vectors loaded before any is stored. The 16 KiB blocks
-// below, one run at a time across a block's pixels, ran 64 + 32 fp32
-// channels on Zen 4 at 0.66 of memcpy in a harness where this order ran at
-// 0.91. On x86 below AVX-512 (16 registers) some parameters spill, and the
-// loop reloads them from the stack: still far ahead of the blocks (Zen 4,
-// AVX2-only build, 24 + 12 and 32 + 16 fp32 channels: 0.46-0.50 -> 0.80-0.96
-// of memcpy; SSE4, 16 + 8: 0.25 -> 0.57).
-// A partial vector is read and written whole: past its input's channels it
-// reads the next ones (or the next pixel's), and what it writes past them the
-// pixel's next vector, or the next pixel, writes over. The part's last
-// pixels, whose whole vectors would leave the part (the next pixels may be
-// another thread's) or the inputs, and every pixel of a streamed call with a
-// partial vector (non-temporal stores must not overlap), use exact tails.
-// kPairs (bf16 with kBF16Pairs, whole pairs): vectors 2i and 2i + 1 are the
-// even and odd channels of pair i (LoadBF16Pair), their parameters split to
-// match.
 // The scalars of Fused9PixelsInRegisters' pixels (no vectors: SVE's cannot
 // be members or lambda captures).
 template <typename T>
@@ -576,6 +557,25 @@ HWY_INLINE void Fused9Pixel(DF df, const Fused9Pixels<T>& g, size_t s, V s0, V s
   Fused9Put2<6, kR0, kR1, kPairs, kExact>(df, g, s, x6, x7, s6, b6, s7, b7);
 }
 
+// Type 9 NHWC with C0 channels of src0 in kR0 vectors and C1 of src1 in kR1
+// (at most four each; each input's last vector may be partial): every
+// vector's scale and bias stay in registers and the pixels stream front to
+// back, each pixel's vectors loaded before any is stored. The 16 KiB blocks
+// below, one run at a time across a block's pixels, ran 64 + 32 fp32
+// channels on Zen 4 at 0.66 of memcpy in a harness where this order ran at
+// 0.91. On x86 below AVX-512 (16 registers) some parameters spill, and the
+// loop reloads them from the stack: still far ahead of the blocks (Zen 4,
+// AVX2-only build, 24 + 12 and 32 + 16 fp32 channels: 0.46-0.50 -> 0.80-0.96
+// of memcpy; SSE4, 16 + 8: 0.25 -> 0.57).
+// A partial vector is read and written whole: past its input's channels it
+// reads the next ones (or the next pixel's), and what it writes past them the
+// pixel's next vector, or the next pixel, writes over. The part's last
+// pixels, whose whole vectors would leave the part (the next pixels may be
+// another thread's) or the inputs, and every pixel of a streamed call with a
+// partial vector (non-temporal stores must not overlap), use exact tails.
+// kPairs (bf16 with kBF16Pairs, whole pairs): vectors 2i and 2i + 1 are the
+// even and odd channels of pair i (LoadBF16Pair), their parameters split to
+// match.
 template <size_t kR0, size_t kR1, bool kPairs, typename T, class DF>
 HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) {
   using V = hn::Vec<DF>;
