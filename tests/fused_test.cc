@@ -211,6 +211,50 @@ TEMPLATE_TEST_CASE("fused type 9 NHWC keeps whole-vector runs in registers", "[f
   });
 }
 
+// Type 4 NCHW with its output a little ahead of its input modulo 4 KiB
+// (StoresAliasAhead: its rows then go in groups of runs) and outside that
+// window, in one buffer: rows with a tail, of several pieces of 2048
+// positions, and shorter than a group; every byte outside the input and the
+// output must keep its pattern.
+TEMPLATE_TEST_CASE("fused type 4 NCHW matches the reference at every 4 KiB offset of its output",
+                   "[fused]", float, BF16, F16) {
+  SYNETK_FOR_EACH_TARGET([] {
+    const size_t shapes[][2] = {{3, 320}, {2, 4100}, {5, 37}};
+    for (const auto& shape : shapes) {
+      const auto k = MakeCase<TestType>(4, shape[0], shape[1]);
+      const size_t inBytes = k.src0.size() * sizeof(TestType);
+      const size_t outBytes = k.OutSize() * sizeof(TestType);
+      for (const size_t ahead : {0, 4, 64, 128, 256, 316, 320, 2048, 4092}) {
+        INFO("C=" << k.C << " S=" << k.S << ", output " << ahead << " bytes ahead mod 4096");
+        constexpr uint8_t kPattern = 0xA5;
+        const size_t srcAt = 64 + sizeof(TestType);  // from a 4 KiB boundary
+        const size_t dstAt = (srcAt + inBytes + 4096 + 4095) / 4096 * 4096 + srcAt + ahead;
+        std::vector<uint8_t> buffer(4096 + dstAt + outBytes + 4096, kPattern);
+        const uintptr_t page = (reinterpret_cast<uintptr_t>(buffer.data()) + 4095) & ~uintptr_t{4095};
+        uint8_t* base = buffer.data() + (page - reinterpret_cast<uintptr_t>(buffer.data()));
+        auto* src = reinterpret_cast<TestType*>(base + srcAt);
+        auto* dst = reinterpret_cast<TestType*>(base + dstAt);
+        std::memcpy(src, k.src0.data(), inBytes);
+        RunLibrary<TestType, synetk::Nchw>(k, src, nullptr, dst, nullptr);
+        REQUIRE(std::memcmp(src, k.src0.data(), inBytes) == 0);
+        const uint8_t* in0 = base + srcAt;
+        const uint8_t* out0 = base + dstAt;
+        size_t changed = 0;
+        for (size_t i = 0; i < buffer.size(); ++i) {
+          const uint8_t* b = buffer.data() + i;
+          const bool mine = (b >= in0 && b < in0 + inBytes) || (b >= out0 && b < out0 + outBytes);
+          if (!mine && *b != kPattern) ++changed;
+        }
+        REQUIRE(changed == 0);
+        std::vector<TestType> got(k.OutSize());
+        std::memcpy(got.data(), dst, outBytes);
+        std::vector<float> plain;
+        CheckAgainstReference(got, Reference(k, false, plain), "type 4 NCHW");
+      }
+    }
+  });
+}
+
 // NHWC pixels wider than four vectors take the loop orders meant for DRAM
 // beyond kCachedFusedBytes of traffic (one vector at a time for types 0-3
 // and 8, blocks for type 4), the cached orders below it (groups of pixels

@@ -343,9 +343,25 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
     constexpr size_t kPiece = 2048;
     const size_t N = hn::Lanes(df);
     const auto piece = [&](const T* row, T* out, size_t s0, size_t s1, V bias0,
-                           const auto& half) HWY_ATTR {
+                           const auto& half) HWY_ATTR SYNETK_LAMBDA_INLINE {
       size_t s = s0;
       if (!stream) {  // the common case without per-vector tail and stream tests
+        // Where the output aliases the input (StoresAliasAhead), in groups
+        // of runs loaded before any is stored (RunGroup). Outputs 64-256
+        // bytes ahead, medians of 5 runs (Zen 4): 64x3136 0.76-0.82 ->
+        // 0.86-0.89 of memcpy, 256x784 0.76-0.88 -> 0.90, 24x5632 0.75-0.85
+        // -> 0.84-0.85. Where the output does not alias, the groups lost a
+        // little (64x3136: 0.98 -> 0.94).
+        if (kRunGroup > 1 && StoresAliasAhead(row, out)) {
+          for (; s + kRunGroup * N <= s1; s += kRunGroup * N) {
+            PrefetchAheadLines(src, static_cast<size_t>(row - src) + s, kRunGroup * N, pfEnd);
+            RunGroup<kRunGroup>(
+                [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+                  return half(hn::Add(LoadF32(df, row + s + k * N), bias0));
+                },
+                [&](size_t k, V v) HWY_ATTR SYNETK_LAMBDA_INLINE { StoreF32(df, v, out + s + k * N); });
+          }
+        }
         for (; s + 2 * N <= s1; s += 2 * N) {
           PrefetchAhead(src, static_cast<size_t>(row - src) + s, pfEnd);
           const V v0 = half(hn::Add(LoadF32(df, row + s), bias0));
