@@ -100,7 +100,40 @@ void FusedTargetArgs(benchmark::internal::Benchmark* b) {
   b->UseManualTime();
 }
 
+// Fused types 0 and 4 NCHW 64x56x56 fp32 with the output placed `ahead`
+// bytes past the input modulo 4 KiB (4K aliasing: docs/fused.md, "Type 4
+// NCHW"). Arguments: type, ahead.
+void BM_FusedOffset(benchmark::State& state) {
+  const int type = static_cast<int>(state.range(0));
+  const size_t ahead = static_cast<size_t>(state.range(1));
+  constexpr size_t C = 64, S = 56 * 56;
+  const size_t inBytes = C * S * sizeof(float), outBytes = (type == 4 ? 2 : 1) * inBytes;
+  const size_t dstAt = (inBytes + 4095) / 4096 * 4096 + 4096 + ahead;
+  Tensor<uint8_t> buffer(4096 + dstAt + outBytes);
+  const uintptr_t page = (reinterpret_cast<uintptr_t>(buffer.data()) + 4095) & ~uintptr_t{4095};
+  auto* src = reinterpret_cast<float*>(page);
+  auto* dst = reinterpret_cast<float*>(page + dstAt);
+  const auto values = Random<float>(C * S);
+  std::copy(values.begin(), values.end(), src);
+  const auto p = Random<float>(2 * C);
+  const float one = 0.5f;
+  Traffic tr;
+  tr.read = inBytes;
+  tr.written = outBytes;
+  TimeAgainstMemcpy(state, tr, [&] {
+    if (type == 4) {
+      synetk::FusedLayer4<float, synetk::Nchw>()(src, p.data(), &one, &one, C, S, dst);
+    } else {
+      synetk::FusedLayer0<float, synetk::Nchw>()(src, p.data(), p.data() + C, C, S, dst);
+    }
+  });
+}
+
 BENCHMARK_TEMPLATE(BM_Fused, float)->Apply(FusedArgs);
+BENCHMARK(BM_FusedOffset)
+    ->ArgNames({"type", "ahead"})
+    ->ArgsProduct({{0, 4}, {0, 128, 2048}})
+    ->UseManualTime();
 BENCHMARK_TEMPLATE(BM_Fused, hwy::bfloat16_t)->Apply(FusedSmallArgs);
 BENCHMARK_TEMPLATE(BM_Fused, hwy::float16_t)->Apply(FusedSmallArgs);
 BENCHMARK_TEMPLATE(BM_Fused, float)->Name("BM_FusedPerTarget")->Apply(FusedTargetArgs);

@@ -427,10 +427,11 @@ HWY_INLINE void PrefetchAheadLines(const T* p, size_t i, size_t count, size_t n)
 // meets 4K aliasing: the CPU first matches a load against older stores by
 // the low 12 address bits, so with the store stream a little ahead of the
 // load stream modulo 4 KiB, loads wait on unrelated pending stores (fused
-// type 4 NCHW, 64x3136 fp32 on Zen 4, an output 64-256 bytes ahead of the
-// input: 0.76-0.82 of memcpy instead of 0.90-0.97). The bound is where the
-// remedy (groups of runs, RunGroup) stopped paying: 448 bytes ahead it lost.
-inline constexpr size_t kAliasAheadBytes = 320;
+// type 4 NCHW, 64x3136 fp32 on Zen 4, an output 64-192 bytes ahead of the
+// input: 0.78-0.84 of memcpy instead of 0.97). The bound is where the remedy
+// (groups of runs, RunGroup) stopped paying: from 256 bytes ahead it gained
+// nothing or lost (0.87-0.91 -> 0.84-0.89).
+inline constexpr size_t kAliasAheadBytes = 256;
 HWY_INLINE bool StoresAliasAhead(const void* load, const void* store) {
   const uintptr_t d = (reinterpret_cast<uintptr_t>(store) - reinterpret_cast<uintptr_t>(load)) % 4096;
   return d != 0 && d < kAliasAheadBytes;

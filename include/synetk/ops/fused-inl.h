@@ -317,6 +317,32 @@ HWY_INLINE size_t PixelBlock(size_t outChannels) {
   return bytes >= kLargePixelBytes ? 1 : kPixelBlockBytes / bytes;
 }
 
+// Type 4 NCHW: elements [s0, s1) of a row whose output runs a little ahead
+// of its input modulo 4 KiB (StoresAliasAhead), in groups of runs loaded
+// before any is stored (RunGroup). Output 128 bytes ahead (Zen 4, medians of
+// 5-11 runs): 64x3136 0.78-0.83 -> 0.88-0.89 of memcpy, 256x784 0.76-0.79 ->
+// 0.88-0.89. Groups for every piece lost where nothing aliases (64x3136: 0.98
+// -> 0.94), and so did the plain pieces when the groups shared their loop
+// (0.97 -> 0.95): out of line, by value, the plain loop keeps its code.
+template <class DF, typename T, class Half>
+HWY_NOINLINE void Fused4GroupedPiece(DF df, const T* row, T* out, size_t s0, size_t s1,
+                                     hn::Vec<DF> bias0, Half half, const T* src, size_t pfEnd) {
+  const size_t N = hn::Lanes(df);
+  size_t s = s0;
+  for (; s + kRunGroup * N <= s1; s += kRunGroup * N) {
+    PrefetchAheadLines(src, static_cast<size_t>(row - src) + s, kRunGroup * N, pfEnd);
+    RunGroup<kRunGroup>(
+        [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+          return half(hn::Add(LoadF32(df, row + s + k * N), bias0));
+        },
+        [&](size_t k, hn::Vec<DF> v) HWY_ATTR SYNETK_LAMBDA_INLINE { StoreF32(df, v, out + s + k * N); });
+  }
+  for (; s < s1; s += N) {
+    const size_t n = HWY_MIN(N, s1 - s);
+    StoreRun(df, half(hn::Add(LoadRun(df, row + s, n), bias0)), out + s, n);
+  }
+}
+
 // Type 4: dst holds 2*channels channels: max(0, x) with x = src + bias0[c],
 // then max(0, x*scale1[0] + bias1[0]).
 template <typename T, class Format, class DF>
@@ -343,25 +369,9 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
     constexpr size_t kPiece = 2048;
     const size_t N = hn::Lanes(df);
     const auto piece = [&](const T* row, T* out, size_t s0, size_t s1, V bias0,
-                           const auto& half) HWY_ATTR SYNETK_LAMBDA_INLINE {
+                           const auto& half) HWY_ATTR {
       size_t s = s0;
       if (!stream) {  // the common case without per-vector tail and stream tests
-        // Where the output aliases the input (StoresAliasAhead), in groups
-        // of runs loaded before any is stored (RunGroup). Outputs 64-256
-        // bytes ahead, medians of 5 runs (Zen 4): 64x3136 0.76-0.82 ->
-        // 0.86-0.89 of memcpy, 256x784 0.76-0.88 -> 0.90, 24x5632 0.75-0.85
-        // -> 0.84-0.85. Where the output does not alias, the groups lost a
-        // little (64x3136: 0.98 -> 0.94).
-        if (kRunGroup > 1 && StoresAliasAhead(row, out)) {
-          for (; s + kRunGroup * N <= s1; s += kRunGroup * N) {
-            PrefetchAheadLines(src, static_cast<size_t>(row - src) + s, kRunGroup * N, pfEnd);
-            RunGroup<kRunGroup>(
-                [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
-                  return half(hn::Add(LoadF32(df, row + s + k * N), bias0));
-                },
-                [&](size_t k, V v) HWY_ATTR SYNETK_LAMBDA_INLINE { StoreF32(df, v, out + s + k * N); });
-          }
-        }
         for (; s + 2 * N <= s1; s += 2 * N) {
           PrefetchAhead(src, static_cast<size_t>(row - src) + s, pfEnd);
           const V v0 = half(hn::Add(LoadF32(df, row + s), bias0));
@@ -378,10 +388,18 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
     for (size_t c = 0; c < C; ++c) {
       const V bias0 = hn::Set(df, a.channel[0][c]);
       const T* row = src + c * S;
+      // One half of the piece [s0, s1) into out.
+      const auto half = [&](T* out, size_t s0, size_t s1, const auto& f) HWY_ATTR {
+        if (kRunGroup > 1 && !stream && StoresAliasAhead(row, out)) {
+          Fused4GroupedPiece(df, row, out, s0, s1, bias0, f, src, pfEnd);
+        } else {
+          piece(row, out, s0, s1, bias0, f);
+        }
+      };
       for (size_t s0 = a.sBegin; s0 < a.sEnd; s0 += kPiece) {
         const size_t s1 = HWY_MIN(s0 + kPiece, a.sEnd);
-        piece(row, dst + c * S, s0, s1, bias0, first);
-        piece(row, dst + (c + C) * S, s0, s1, bias0, second);
+        half(dst + c * S, s0, s1, first);
+        half(dst + (c + C) * S, s0, s1, second);
       }
     }
   } else {
