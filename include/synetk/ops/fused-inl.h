@@ -389,7 +389,7 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
       const V bias0 = hn::Set(df, a.channel[0][c]);
       const T* row = src + c * S;
       // One half of the piece [s0, s1) into out.
-      const auto half = [&](T* out, size_t s0, size_t s1, const auto& f) HWY_ATTR {
+      const auto halfPiece = [&](T* out, size_t s0, size_t s1, const auto& f) HWY_ATTR {
         if (kRunGroup > 1 && !stream && StoresAliasAhead(row, out)) {
           Fused4GroupedPiece(df, row, out, s0, s1, bias0, f, src, pfEnd);
         } else {
@@ -398,8 +398,8 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
       };
       for (size_t s0 = a.sBegin; s0 < a.sEnd; s0 += kPiece) {
         const size_t s1 = HWY_MIN(s0 + kPiece, a.sEnd);
-        half(dst + c * S, s0, s1, first);
-        half(dst + (c + C) * S, s0, s1, second);
+        halfPiece(dst + c * S, s0, s1, first);
+        halfPiece(dst + (c + C) * S, s0, s1, second);
       }
     }
   } else {
