@@ -4,10 +4,8 @@
 #  1. x86 with AddressSanitizer + UndefinedBehaviorSanitizer on the targets
 #     EMU128 (-DHWY_BROKEN_EMU128=0), SSE4, AVX2 and AVX3_DL (-DHWY_WANT_AVX3_DL).
 #     SSSE3 and AVX3 share their code paths with SSE4 and AVX3_DL and run in the
-#     plain build. Built at -O0: with the sanitizers, GCC 12 took about 2900 s
-#     at -O1 for this build on the 2-core development VM (normalize_test.cc
-#     alone: 428 s at -O1, 24 s at -O0), and 370 s at -O0; the tests then run
-#     in about 100 s instead of 37 s;
+#     plain build. Built at -O0: at -O1 GCC spent most of CI's time optimizing
+#     the instrumented kernels (docs/hardening.md, Sanitizers, has the times);
 #  2. aarch64 (g++ cross compiler, libhwy-dev:arm64) under qemu user mode with
 #     QEMU_CPU=max, max,sve128=on and max,sve256=on, so that NEON, SVE, SVE2,
 #     SVE_256 and SVE2_128 (and SCALAR) all run every test.
