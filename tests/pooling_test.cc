@@ -176,6 +176,11 @@ std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
     v.push_back(Geom2D(3, 4, 2 * n, 1, 3, 1, 2, 0, 1, false, false));
     v.push_back(Geom2D(2, 9, 2 * n, 5, 3, 3, 2, 2, 1, true, false));
   }
+  if (elemBytes == 1) {
+    // 2x2 s2 on rows of every even width up to 32 with many pairs: the
+    // AVX3_DL packed 8-bit pairs (64/W row pairs per two loads).
+    for (size_t w = 2; w <= 32; w += 2) v.push_back(Geom2D(37, 6, w, 2, 2, 2, 2, 0, 0, false, false));
+  }
   for (size_t n : EdgeSizes()) v.push_back(Geom2D(2, n, 3, 3, 2, 2, 1, 1, 0, true, false));
   // 3-wide stride-2 windows along W in NHWC (the stem rows: shared columns,
   // no row buffer) with every padding and 1 to 3 rows, odd and even widths.

@@ -1798,39 +1798,41 @@ HWY_INLINE hn::Vec<D> PoolPair2(D d, hn::Vec<D> a0, hn::Vec<D> a1, hn::Vec<D> b0
 #if HWY_TARGET == HWY_AVX3_DL
 // 8-bit max over row pairs of at most 32 bytes, P = 64/W pairs per step
 // (a pair per 64-byte vector, the generic path, left most lanes idle): two
-// 64-byte loads hold P pairs (2*W*P <= 128 bytes), vpermt2b gathers their
-// top rows into lanes [0, P*W) and their bottom rows likewise, one max
-// combines them, and adjacent bytes (the halves of 16-bit lanes) give the
-// P*W/2 contiguous outputs, stored with a byte mask. Returns the number of
-// pairs done: whole steps whose 128 bytes lie inside src.
+// 64-byte loads hold P pairs (2*W*P <= 128 bytes). vpermt2b gathers their
+// even columns, top rows into lanes [0, P*W/2) and bottom rows into lanes
+// [32, 32 + P*W/2), and the odd columns likewise; one max combines them,
+// and a max of the two 256-bit halves gives the P*W/2 contiguous outputs,
+// stored with a byte mask. (The 16-bit halves' max and a vpmovwb after it
+// cost two more operations per step.) Returns the number of pairs done:
+// whole steps whose 128 bytes lie inside src.
 template <typename L>
 HWY_INLINE size_t PoolPairsPacked8(const L* src, size_t W, size_t pairs, size_t srcLeft, L* dst) {
   const size_t P = 64 / W, W2 = W / 2, outStep = P * W2;
-  alignas(64) uint8_t top[64], bottom[64];
+  alignas(64) uint8_t even[64], odd[64];
   for (size_t l = 0; l < 64; ++l) {
-    const bool used = l < P * W;
-    const size_t at = l / W * 2 * W + l % W;
-    top[l] = used ? static_cast<uint8_t>(at) : 0;
-    bottom[l] = used ? static_cast<uint8_t>(at + W) : 0;
+    const size_t out = l % 32;  // output lane; lanes past outStep are never stored
+    const size_t pair = out / W2, col = 2 * (out % W2);
+    const size_t at = out < outStep ? pair * 2 * W + (l < 32 ? 0 : W) + col : 0;
+    even[l] = static_cast<uint8_t>(at);
+    odd[l] = static_cast<uint8_t>(out < outStep ? at + 1 : 0);
   }
-  const __m512i iTop = _mm512_load_si512(top), iBottom = _mm512_load_si512(bottom);
+  const __m512i iEven = _mm512_load_si512(even), iOdd = _mm512_load_si512(odd);
   const __mmask32 keep = static_cast<__mmask32>((uint64_t{1} << outStep) - 1);
   size_t p = 0;
   for (; p + P <= pairs && 2 * p * W + 128 <= srcLeft; p += P) {
     const L* s = src + 2 * p * W;
     const __m512i x0 = _mm512_loadu_si512(s), x1 = _mm512_loadu_si512(s + 64);
-    const __m512i a = _mm512_permutex2var_epi8(x0, iTop, x1);
-    const __m512i b = _mm512_permutex2var_epi8(x0, iBottom, x1);
-    __m512i m16;
+    const __m512i a = _mm512_permutex2var_epi8(x0, iEven, x1);
+    const __m512i b = _mm512_permutex2var_epi8(x0, iOdd, x1);
+    __m256i m;
     if constexpr (std::is_signed_v<L>) {
-      const __m512i m = _mm512_max_epi8(a, b);
-      m16 = _mm512_max_epi16(_mm512_srai_epi16(_mm512_slli_epi16(m, 8), 8), _mm512_srai_epi16(m, 8));
+      const __m512i rows = _mm512_max_epi8(a, b);
+      m = _mm256_max_epi8(_mm512_castsi512_si256(rows), _mm512_extracti64x4_epi64(rows, 1));
     } else {
-      const __m512i m = _mm512_max_epu8(a, b);
-      m16 = _mm512_max_epu16(_mm512_and_si512(m, _mm512_set1_epi16(0xFF)), _mm512_srli_epi16(m, 8));
+      const __m512i rows = _mm512_max_epu8(a, b);
+      m = _mm256_max_epu8(_mm512_castsi512_si256(rows), _mm512_extracti64x4_epi64(rows, 1));
     }
-    // In range, so truncating each 16-bit lane to its low byte is exact.
-    _mm256_mask_storeu_epi8(dst + p * W2, keep, _mm512_cvtepi16_epi8(m16));
+    _mm256_mask_storeu_epi8(dst + p * W2, keep, m);
   }
   return p;
 }

@@ -248,10 +248,13 @@ constexpr bool kStoreQ4Saturates = SYNETK_QUANT_X86_PACKS;
 // range, or with kAdd16 any int32 that gets `add16` added in saturating
 // 16-bit lanes between the x86 packs (StoreQ4Rounded), with the same bytes
 // as clamp(r + add16) in the other branch.
-template <typename Q, bool kAdd16 = false, class DI>
+// With kEvenOdd (AVX3_DL only), r0 and r1 hold the even and odd elements
+// of the first 2*Lanes(di), r2 and r3 those of the next 2*Lanes(di).
+template <typename Q, bool kAdd16 = false, bool kEvenOdd = false, class DI>
 HWY_INLINE void StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, hn::Vec<DI> r3,
                         Q* HWY_RESTRICT p, int16_t add16 = 0) {
   [[maybe_unused]] constexpr bool kU8 = ElementTraits<Q>::kEncoding == Encoding::kUint8;
+  static_assert(!kEvenOdd || HWY_TARGET == HWY_AVX3_DL, "even/odd order: vpermb only");
   (void)add16;
 #if SYNETK_QUANT_X86_PACKS && (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL)
   if constexpr (sizeof(hn::Vec<DI>) == 64) {  // full 512-bit vectors
@@ -262,6 +265,22 @@ HWY_INLINE void StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, h
       cd = _mm512_adds_epi16(cd, _mm512_set1_epi16(add16));
     }
     const __m512i bytes = kU8 ? _mm512_packus_epi16(ab, cd) : _mm512_packs_epi16(ab, cd);
+#if HWY_TARGET == HWY_AVX3_DL
+    if constexpr (kEvenOdd) {
+      // Block k holds bytes (r0, r1, r2, r3)[4k..4k+3]; element m < 32 is
+      // r0[m/2] (even m) or r1[m/2], element 32 + m likewise in r2 or r3.
+      alignas(64) static constexpr uint8_t kOrder[64] = {
+#define SYNETK_EO(m) static_cast<uint8_t>(16 * ((m) % 32 / 8) + 8 * ((m) / 32) + 4 * ((m) % 2) + (m) % 8 / 2)
+#define SYNETK_EO8(m) SYNETK_EO(m), SYNETK_EO(m + 1), SYNETK_EO(m + 2), SYNETK_EO(m + 3), \
+    SYNETK_EO(m + 4), SYNETK_EO(m + 5), SYNETK_EO(m + 6), SYNETK_EO(m + 7)
+          SYNETK_EO8(0), SYNETK_EO8(8), SYNETK_EO8(16), SYNETK_EO8(24),
+          SYNETK_EO8(32), SYNETK_EO8(40), SYNETK_EO8(48), SYNETK_EO8(56)};
+#undef SYNETK_EO8
+#undef SYNETK_EO
+      _mm512_storeu_si512(p, _mm512_permutexvar_epi8(_mm512_load_si512(kOrder), bytes));
+      return;
+    }
+#endif
     // Block k holds dwords (r0, r1, r2, r3)[4k..4k+3]: gather them in order.
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     _mm512_storeu_si512(p, _mm512_permutexvar_epi32(order, bytes));
@@ -327,8 +346,8 @@ HWY_INLINE __m512i CvtNearest(__m512 v) { return _mm512_cvtps_epi32(v); }
 // them in saturating 16-bit lanes (half as many adds as in int32 lanes; r
 // beyond int16 stays beyond Q's range after the add). Returns false,
 // storing nothing, where a lane is INT_MIN: the caller takes the general
-// path.
-template <typename Q, class DF>
+// path. kEvenOdd: see StoreQ4.
+template <typename Q, bool kEvenOdd = false, class DF>
 HWY_INLINE bool StoreQ4Rounded(DF df, hn::Vec<DF> v0, hn::Vec<DF> v1, hn::Vec<DF> v2,
                                hn::Vec<DF> v3, int32_t zero, Q* HWY_RESTRICT p) {
   const hn::RebindToSigned<DF> di;
@@ -338,7 +357,7 @@ HWY_INLINE bool StoreQ4Rounded(DF df, hn::Vec<DF> v0, hn::Vec<DF> v1, hn::Vec<DF
   const VI r2{CvtNearest(v2.raw)}, r3{CvtNearest(v3.raw)};
   const VI low = hn::Min(hn::Min(r0, r1), hn::Min(r2, r3));
   if (!hn::AllFalse(di, hn::Eq(low, hn::Set(di, INT32_MIN)))) return false;
-  StoreQ4<Q, true>(di, r0, r1, r2, r3, p, static_cast<int16_t>(zero));
+  StoreQ4<Q, true, kEvenOdd>(di, r0, r1, r2, r3, p, static_cast<int16_t>(zero));
   return true;
 }
 #endif
@@ -709,18 +728,14 @@ HWY_INLINE void StoreBF16PairNotNaN(hn::Vec<hn::Full256<float>> v0, hn::Vec<hn::
 }
 #endif
 
-template <class Cfg>
-void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::Float>& a) {
+// dst[i] = Dequantize(src[i]) for i < size, the formula per element.
+template <typename Q, typename F>
+HWY_INLINE void DequantFormula(const Q* HWY_RESTRICT src, size_t size, int32_t bias, float norm,
+                               bool stream, F* HWY_RESTRICT dst) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
   const size_t N = hn::Lanes(df);
-  // Locals: stores through dst (any type) could alias the fields of a.
-  const int32_t bias = a.bias;
-  const float norm = a.norm;
-  const bool stream = a.stream;
-  const typename Cfg::Quant* HWY_RESTRICT const src = a.src;
-  typename Cfg::Float* HWY_RESTRICT const dst = a.dst;
-  const size_t size = a.size, pfEnd = PrefetchBound(size);
+  const size_t pfEnd = PrefetchBound(size);
   size_t i = 0;
   for (; i + 4 * N <= size; i += 4 * N) {
     PrefetchAheadLines(src, i, 4 * N, pfEnd);
@@ -729,7 +744,7 @@ void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::
     const auto v2 = Dequantize(df, LoadQ(di, src + i + 2 * N), bias, norm);
     const auto v3 = Dequantize(df, LoadQ(di, src + i + 3 * N), bias, norm);
 #if HWY_TARGET == HWY_AVX2
-    if constexpr (std::is_same_v<typename Cfg::Float, hwy::bfloat16_t>) {
+    if constexpr (std::is_same_v<F, hwy::bfloat16_t>) {
       StoreBF16PairNotNaN(v0, v1, dst + i);
       StoreBF16PairNotNaN(v2, v3, dst + i + 2 * N);
       continue;
@@ -748,7 +763,66 @@ void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::
     const auto x = LoadQPartial(di, src + i, count);
     StoreF32Partial(df, Dequantize(df, x, bias, norm), dst + i, count);
   }
-  if (stream) hwy::FlushStream();  // non-temporal stores are weakly ordered
+}
+
+#if HWY_TARGET == HWY_AVX3_DL
+// 8-bit inputs to 16-bit floats: every output is one of 256 patterns, so
+// the formula runs once on the 256 input bytes (the same code, so the same
+// bits) and two byte maps give each output's low and high byte. 64 inputs
+// take a vpermb, four vpermt2b, two blends and two interleaves; the formula
+// took about twice that (four widenings, conversions and multiplications,
+// then four roundings to 16 bits). Returns the elements done (whole
+// vectors); only calls of at least kDequantLookupMin elements build maps.
+constexpr size_t kDequantLookupMin = 512;
+
+template <typename Q, typename F>
+HWY_INLINE size_t DequantLookup16(const Q* HWY_RESTRICT src, size_t size, int32_t bias,
+                                  float norm, F* HWY_RESTRICT dst) {
+  static_assert(sizeof(Q) == 1 && sizeof(F) == 2);
+  if (size < kDequantLookupMin) return 0;
+  HWY_ALIGN F image[256];
+  DequantFormula(reinterpret_cast<const Q*>(detail::kByteIdentity.t), 256, bias, norm, false,
+                 image);
+  detail::ByteMap low, high;
+  for (size_t x = 0; x < 256; ++x) {
+    uint16_t bits;
+    std::memcpy(&bits, &image[x], 2);
+    low.t[x] = static_cast<uint8_t>(bits & 0xFF);
+    high.t[x] = static_cast<uint8_t>(bits >> 8);
+  }
+  const ByteMapRegs lookLow(low), lookHigh(high);
+  // Inputs 8b..8b+7 into bytes 0-7 of block b and inputs 32+8b..32+8b+7
+  // into its bytes 8-15, so that the in-block interleaves of the two maps'
+  // bytes give outputs 0-31 and 32-63 in order.
+  alignas(64) uint8_t order[64];
+  for (size_t l = 0; l < 64; ++l) {
+    const size_t b = l / 16, j = l % 16;
+    order[l] = static_cast<uint8_t>(j < 8 ? 8 * b + j : 32 + 8 * b + (j - 8));
+  }
+  const __m512i spread = _mm512_load_si512(order);
+  size_t i = 0;
+  for (; i + 64 <= size; i += 64) {
+    const __m512i x = _mm512_permutexvar_epi8(spread, _mm512_loadu_si512(src + i));
+    const __m512i lo = lookLow(x), hi = lookHigh(x);
+    _mm512_storeu_si512(dst + i, _mm512_unpacklo_epi8(lo, hi));
+    _mm512_storeu_si512(dst + i + 32, _mm512_unpackhi_epi8(lo, hi));
+  }
+  return i;
+}
+#endif
+
+template <class Cfg>
+void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::Float>& a) {
+  size_t done = 0;
+#if HWY_TARGET == HWY_AVX3_DL
+  using F = typename Cfg::Float;
+  if constexpr (sizeof(F) == 2 && (ElementTraits<F>::kEncoding == Encoding::kBFloat16 ||
+                                   ElementTraits<F>::kEncoding == Encoding::kFloat16)) {
+    done = DequantLookup16(a.src, a.size, a.bias, a.norm, a.dst);
+  }
+#endif
+  DequantFormula(a.src + done, a.size - done, a.bias, a.norm, a.stream, a.dst + done);
+  if (a.stream) hwy::FlushStream();  // non-temporal stores are weakly ordered
 }
 
 // ---- QuantizeLinear: dst = clamp(Round(src * norm) + zero) --------------------
@@ -772,18 +846,40 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
   // NaN or |v| >= 2^31 through Quantize's NaN test and clamp (stop 34: f32 ->
   // u8 64x56x56, release benchmark: Zen 5 0.73-0.75 -> 0.77-0.78 of memcpy,
   // Xeon 0.97-0.99 -> 1.01-1.09). binary16 sources
-  // keep the per-vector clamp: with the earlier block test (|v| < 2^22
-  // before the magic-number rounding), f16 -> int8 64x56x56 ran 26 -> 32 us
-  // on AVX2 (Zen 3), while f32 and bf16 gained 23 -> 17 and 29 -> 22 us.
+  // keep the per-vector clamp on AVX2 and the 128-bit targets: with the
+  // earlier block test (|v| < 2^22 before the magic-number rounding), f16 ->
+  // int8 64x56x56 ran 26 -> 32 us on AVX2 (Zen 3), while f32 and bf16 gained
+  // 23 -> 17 and 29 -> 22 us. On AVX-512 the blocks pay for them too (Zen 4,
+  // one-target AVX3_DL harness: 21 -> 14 us).
   [[maybe_unused]] constexpr bool kBlockTest =
-      kStoreQ4Saturates && ElementTraits<typename Cfg::Float>::kEncoding != Encoding::kFloat16;
+      kStoreQ4Saturates && (ElementTraits<typename Cfg::Float>::kEncoding != Encoding::kFloat16 ||
+                            HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL);
+  // bf16 sources on AVX3_DL: 2N elements as N 32-bit lanes, whose halves
+  // shifted or masked in place are the even and odd elements as fp32
+  // (BF16LanesToF32: no widening shuffles); the packs' final byte
+  // permutation puts them back in order (64x56x56 bf16 -> u8 on Zen 4, the
+  // same harness: 14.5 -> 10.6-11.5 us).
+  [[maybe_unused]] constexpr bool kEvenOdd =
+      HWY_TARGET == HWY_AVX3_DL && kBlockTest &&
+      ElementTraits<typename Cfg::Float>::kEncoding == Encoding::kBFloat16 &&
+      sizeof(typename Cfg::Float) == 2;
   size_t i = 0;
   for (; i + 4 * N <= size; i += 4 * N) {
     PrefetchAheadLines(src, i, 4 * N, pfEnd);
+#if HWY_TARGET == HWY_AVX3_DL
+    if constexpr (kEvenOdd) {
+      hn::Vec<D> e0, o0, e1, o1;
+      LoadBF16Pair(df, src + i, e0, o0);
+      LoadBF16Pair(df, src + i + 2 * N, e1, o1);
+      const bool stored = StoreQ4Rounded<Q, true>(df, scale(e0), scale(o0), scale(e1),
+                                                  scale(o1), zero, dst + i);
+      if (HWY_LIKELY(stored)) continue;
+    }
+#endif
     const auto v0 = scale(LoadF32(df, src + i)), v1 = scale(LoadF32(df, src + i + N));
     const auto v2 = scale(LoadF32(df, src + i + 2 * N)), v3 = scale(LoadF32(df, src + i + 3 * N));
 #if SYNETK_QUANT_X86_PACKS
-    if constexpr (kBlockTest) {
+    if constexpr (kBlockTest && !kEvenOdd) {
       if (HWY_LIKELY(StoreQ4Rounded(df, v0, v1, v2, v3, zero, dst + i))) continue;
     }
 #endif
