@@ -140,6 +140,7 @@ struct ShuffleCfg {
 #define SYNETK_OPS_QUANT_INL_H_
 #endif
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -269,15 +270,15 @@ HWY_INLINE void StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, h
     if constexpr (kEvenOdd) {
       // Block k holds bytes (r0, r1, r2, r3)[4k..4k+3]; element m < 32 is
       // r0[m/2] (even m) or r1[m/2], element 32 + m likewise in r2 or r3.
-      alignas(64) static constexpr uint8_t kOrder[64] = {
-#define SYNETK_EO(m) static_cast<uint8_t>(16 * ((m) % 32 / 8) + 8 * ((m) / 32) + 4 * ((m) % 2) + (m) % 8 / 2)
-#define SYNETK_EO8(m) SYNETK_EO(m), SYNETK_EO(m + 1), SYNETK_EO(m + 2), SYNETK_EO(m + 3), \
-    SYNETK_EO(m + 4), SYNETK_EO(m + 5), SYNETK_EO(m + 6), SYNETK_EO(m + 7)
-          SYNETK_EO8(0), SYNETK_EO8(8), SYNETK_EO8(16), SYNETK_EO8(24),
-          SYNETK_EO8(32), SYNETK_EO8(40), SYNETK_EO8(48), SYNETK_EO8(56)};
-#undef SYNETK_EO8
-#undef SYNETK_EO
-      _mm512_storeu_si512(p, _mm512_permutexvar_epi8(_mm512_load_si512(kOrder), bytes));
+      alignas(64) static constexpr std::array<uint8_t, 64> kOrder = [] {
+        std::array<uint8_t, 64> order{};
+        for (size_t m = 0; m < 64; ++m) {
+          const size_t half = m / 32, j = m % 32 / 2;  // r0/r1 or r2/r3, and the lane
+          order[m] = static_cast<uint8_t>(16 * (j / 4) + 8 * half + 4 * (m % 2) + j % 4);
+        }
+        return order;
+      }();
+      _mm512_storeu_si512(p, _mm512_permutexvar_epi8(_mm512_load_si512(kOrder.data()), bytes));
       return;
     }
 #endif
