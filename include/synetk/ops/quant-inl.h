@@ -846,15 +846,13 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
   // Blocks of four vectors go through StoreQ4Rounded, and only those with a
   // NaN or |v| >= 2^31 through Quantize's NaN test and clamp (stop 34: f32 ->
   // u8 64x56x56, release benchmark: Zen 5 0.73-0.75 -> 0.77-0.78 of memcpy,
-  // Xeon 0.97-0.99 -> 1.01-1.09). binary16 sources
-  // keep the per-vector clamp on AVX2 and the 128-bit targets: with the
-  // earlier block test (|v| < 2^22 before the magic-number rounding), f16 ->
-  // int8 64x56x56 ran 26 -> 32 us on AVX2 (Zen 3), while f32 and bf16 gained
-  // 23 -> 17 and 29 -> 22 us. On AVX-512 the blocks pay for them too (Zen 4,
-  // one-target AVX3_DL harness: 21 -> 14 us).
-  [[maybe_unused]] constexpr bool kBlockTest =
-      kStoreQ4Saturates && (ElementTraits<typename Cfg::Float>::kEncoding != Encoding::kFloat16 ||
-                            HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL);
+  // Xeon 0.97-0.99 -> 1.01-1.09). binary16 sources too (stop 40, Zen 4,
+  // one-target harness builds, 64x56x56 f16 -> int8: AVX3_DL 21 -> 14 us,
+  // AVX2 21.3 -> 12.2, SSE4 109 -> 93). They had kept the per-vector form
+  // since an earlier block test measured slower for them, but a quarter of
+  // the benchmark's binary16 values were then NaN (nearly every block had
+  // one, and such blocks fall back).
+  [[maybe_unused]] constexpr bool kBlockTest = kStoreQ4Saturates;
   // bf16 sources on AVX3_DL: 2N elements as N 32-bit lanes, whose halves
   // shifted or masked in place are the even and odd elements as fp32
   // (BF16LanesToF32: no widening shuffles); the packs' final byte
