@@ -795,12 +795,15 @@ HWY_INLINE size_t DequantLookup16(const Q* HWY_RESTRICT src, size_t size, int32_
   // Inputs 8b..8b+7 into bytes 0-7 of block b and inputs 32+8b..32+8b+7
   // into its bytes 8-15, so that the in-block interleaves of the two maps'
   // bytes give outputs 0-31 and 32-63 in order.
-  alignas(64) uint8_t order[64];
-  for (size_t l = 0; l < 64; ++l) {
-    const size_t b = l / 16, j = l % 16;
-    order[l] = static_cast<uint8_t>(j < 8 ? 8 * b + j : 32 + 8 * b + (j - 8));
-  }
-  const __m512i spread = _mm512_load_si512(order);
+  alignas(64) static constexpr std::array<uint8_t, 64> kSpread = [] {
+    std::array<uint8_t, 64> order{};
+    for (size_t l = 0; l < 64; ++l) {
+      const size_t b = l / 16, j = l % 16;
+      order[l] = static_cast<uint8_t>(j < 8 ? 8 * b + j : 32 + 8 * b + (j - 8));
+    }
+    return order;
+  }();
+  const __m512i spread = _mm512_load_si512(kSpread.data());
   size_t i = 0;
   for (; i + 64 <= size; i += 64) {
     const __m512i x = _mm512_permutexvar_epi8(spread, _mm512_loadu_si512(src + i));
@@ -852,14 +855,13 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
   // since an earlier block test measured slower for them, but a quarter of
   // the benchmark's binary16 values were then NaN (nearly every block had
   // one, and such blocks fall back).
-  [[maybe_unused]] constexpr bool kBlockTest = kStoreQ4Saturates;
   // bf16 sources on AVX3_DL: 2N elements as N 32-bit lanes, whose halves
   // shifted or masked in place are the even and odd elements as fp32
   // (BF16LanesToF32: no widening shuffles); the packs' final byte
   // permutation puts them back in order (64x56x56 bf16 -> u8 on Zen 4, the
   // same harness: 14.5 -> 10.6-11.5 us).
   [[maybe_unused]] constexpr bool kEvenOdd =
-      HWY_TARGET == HWY_AVX3_DL && kBlockTest &&
+      HWY_TARGET == HWY_AVX3_DL &&
       ElementTraits<typename Cfg::Float>::kEncoding == Encoding::kBFloat16 &&
       sizeof(typename Cfg::Float) == 2;
   size_t i = 0;
@@ -878,7 +880,7 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
     const auto v0 = scale(LoadF32(df, src + i)), v1 = scale(LoadF32(df, src + i + N));
     const auto v2 = scale(LoadF32(df, src + i + 2 * N)), v3 = scale(LoadF32(df, src + i + 3 * N));
 #if SYNETK_QUANT_X86_PACKS
-    if constexpr (kBlockTest && !kEvenOdd) {
+    if constexpr (!kEvenOdd) {
       if (HWY_LIKELY(StoreQ4Rounded(df, v0, v1, v2, v3, zero, dst + i))) continue;
     }
 #endif
