@@ -69,6 +69,17 @@ struct ScaleFixedPlans {
   size_t failed = 0;
   size_t patchC[kScaleFixedPatches];
   uint8_t patchMap[kScaleFixedPatches][256];
+  // The NHWC kernel's per-chunk constants, worked out with the plans (their
+  // lane order is the planning target's: laneLayout, 0 for none) for the
+  // whole chunks below laneChannels, so that kept plans do not redo them at
+  // every call: M, B and P in each chunk's lane order, and at each chunk's
+  // first channel the shift its plans share (-1: per lane) and the most
+  // exceptions they use.
+  int laneLayout = 0;
+  size_t laneChannels = 0;
+  alignas(64) int16_t laneM[kSize], laneB[kSize], laneP[kSize];
+  int8_t chunkShift[kSize];
+  uint8_t chunkExceptions[kSize];
 };
 
 // What a QuantizedScaleContext worked out once: each channel's byte map

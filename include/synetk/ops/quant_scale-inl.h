@@ -343,6 +343,42 @@ HWY_INLINE void FixedLaneConstants(const ScaleFixedPlans& p, size_t c0, size_t n
   }
 }
 
+// This target's lane order of NHWC chunks (FixedLaneChannel) as a number
+// for ScaleFixedPlans::laneLayout: int16 lanes per vector, and whether the
+// lanes follow x86's per-block packs.
+HWY_INLINE int FixedLaneLayout() {
+  return static_cast<int>(2 * hn::Lanes(hn::ScalableTag<int16_t>()) + SYNETK_QUANT_X86_PACKS);
+}
+
+// ScaleNhwcFixed's constants for the whole chunks [0, Cf) of plans p: M, B
+// and P in each chunk's lane order, and at each chunk's first channel the
+// shift its planned channels share (-1 if they differ: per-lane shifts) and
+// the most exceptions they use. Channels without a plan are patched,
+// whatever their lanes hold.
+HWY_INLINE void FixedNhwcChunkConstants(const ScaleFixedPlans& p, size_t Cf, int16_t* m,
+                                        int16_t* b, int16_t* pw, int8_t* shifts,
+                                        uint8_t* exceptions) {
+  const size_t N16 = hn::Lanes(hn::ScalableTag<int16_t>()), W = 2 * N16;
+  for (size_t c0 = 0; c0 < Cf; c0 += W) {
+    int shared = kScaleFixedMaxShift;
+    uint8_t used = 0;
+    bool first = true;
+    FixedLaneConstants(p, c0, N16, m + c0, b + c0, pw + c0);
+    for (size_t c = c0; c < c0 + W; ++c) {
+      if (!p.ok[c]) continue;
+      used = static_cast<uint8_t>(HWY_MAX(used, p.exceptions[c]));
+      if (first || shared == p.shift[c]) {
+        shared = p.shift[c];
+      } else {
+        shared = -1;
+      }
+      first = false;
+    }
+    shifts[c0] = static_cast<int8_t>(shared);
+    exceptions[c0] = used;
+  }
+}
+
 // Puts the bytes of the exceptions (x, y) of k at offset i into y; kExceptions
 // of them are used.
 template <int kExceptions, class D8, class Params>
@@ -542,13 +578,16 @@ HWY_INLINE void FixedChunkExceptions(const uint8_t* map, size_t W, size_t c, siz
 // Plans every channel of the call into p (natural channel order). Channels
 // below patchLimit without a plan are counted, and the first
 // kScaleFixedPatches keep their maps (NHWC fixes them up per pixel).
-// searchAbove: see FixedChunkExceptions (2: only channels that would have
-// no plan; a context, planning once, also searches for channels with two
-// exceptions, whose NHWC chunk would otherwise blend two per vector).
+// Channels with two exceptions search nearby lines too (FixedChunkExceptions'
+// searchAbove 1), since one such channel makes its NHWC chunk blend two per
+// vector: every caller keeps its plans for the parameters' later calls (a
+// context, or the stateless calls' ScalePlanCache), so the search is paid
+// once per parameter set (stateless 256x28x28 NHWC, Zen 4: 8.1-8.4 ->
+// 7.2-7.5 us).
 template <bool kHasBias, bool kClamp4>
 HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
-                                 const QuantizeParams& q, size_t patchLimit, ScaleFixedPlans& p,
-                                 size_t searchAbove = 2) {
+                                 const QuantizeParams& q, size_t patchLimit, ScaleFixedPlans& p) {
+  constexpr size_t searchAbove = 1;
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
   const size_t N = hn::Lanes(df), N16 = hn::Lanes(hn::ScalableTag<int16_t>()), W = 2 * N16;
@@ -604,6 +643,10 @@ HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& 
     FixedChunkMisses(hn::ScalableTag<int16_t>(), lm, lb, lp, map, W, bits0, bits1);
     FixedChunkExceptions(map, W, c0, HWY_MIN(W, C - c0), bits0, bits1, patchLimit, searchAbove, p);
   }
+  p.laneChannels = C / W * W;
+  FixedNhwcChunkConstants(p, p.laneChannels, p.laneM, p.laneB, p.laneP, p.chunkShift,
+                          p.chunkExceptions);
+  p.laneLayout = FixedLaneLayout();
 }
 
 // How many channels below Cf have no plan (they are p's first patches:
@@ -674,31 +717,21 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
   const hn::ScalableTag<float> df;
   const size_t N16 = hn::Lanes(hn::ScalableTag<int16_t>()), W = 2 * N16;
   // The constants in the chunks' lane order, in locals (which the byte
-  // stores cannot alias, so that a group's loads are shared).
+  // stores cannot alias, so that a group's loads are shared): copied from
+  // the plans where they hold this target's (FixedNhwcChunkConstants per
+  // call took 0.4-0.7 us of a 256-channel call of 7-8 us).
   HWY_ALIGN int16_t km[kScaleFixedMaxC], kb[kScaleFixedMaxC], kp[kScaleFixedMaxC];
   HWY_ALIGN uint8_t ke[4][kScaleFixedMaxC];
-  // At each chunk's first channel: the shift its planned channels share, or
-  // -1 (per lane). Channels without a plan are patched, whatever their lanes.
-  int ks[kScaleFixedMaxC];
-  // At each chunk's first channel: the most exceptions its planned channels use.
-  uint8_t kx[kScaleFixedMaxC];
-  for (size_t c0 = 0; c0 < Cf; c0 += W) {
-    int shared = kScaleFixedMaxShift;
-    uint8_t used = 0;
-    bool first = true;
-    FixedLaneConstants(p, c0, N16, km + c0, kb + c0, kp + c0);
-    for (size_t c = c0; c < c0 + W; ++c) {
-      if (!p.ok[c]) continue;
-      used = static_cast<uint8_t>(HWY_MAX(used, p.exceptions[c]));
-      if (first || shared == p.shift[c]) {
-        shared = p.shift[c];
-      } else {
-        shared = -1;
-      }
-      first = false;
-    }
-    ks[c0] = shared;
-    kx[c0] = used;
+  int8_t ks[kScaleFixedMaxC];   // per chunk: the shared shift, or -1
+  uint8_t kx[kScaleFixedMaxC];  // per chunk: the exceptions to blend
+  if (p.laneLayout == FixedLaneLayout() && Cf <= p.laneChannels) {
+    std::memcpy(km, p.laneM, Cf * sizeof(int16_t));
+    std::memcpy(kb, p.laneB, Cf * sizeof(int16_t));
+    std::memcpy(kp, p.laneP, Cf * sizeof(int16_t));
+    std::memcpy(ks, p.chunkShift, Cf);
+    std::memcpy(kx, p.chunkExceptions, Cf);
+  } else {
+    FixedNhwcChunkConstants(p, Cf, km, kb, kp, ks, kx);
   }
   std::memcpy(ke[0], p.e0x, Cf);
   std::memcpy(ke[1], p.e0y, Cf);
@@ -720,7 +753,7 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
   // Captures by value (pointers to the arrays), as the other hot lambdas do:
   // byte stores may alias anything a reference reaches (64x56x56 without
   // bias: 7.4 -> 6.4 us).
-  const int* const shifts = ks;
+  const int8_t* const shifts = ks;
   const uint8_t* const chunkExceptions = kx;
   const size_t* const patchAt = patchC;
   const ScaleFixedPlans* const plans = &p;
@@ -1012,7 +1045,7 @@ bool ScalePrepareKernel(const detail::ScaleArgs& a, detail::ByteMap* maps,
     if (maps != nullptr) ScaleChannelTables<kBias, kNaN, kClamp>(a, k, q, maps);
     if constexpr (kScalePlannable<kNaN>) {
       if (!ScalePlanFits(a.channels)) return;
-      PlanScaleFixed<kBias, kClamp>(a, k, q, a.channels, *plans, 1);
+      PlanScaleFixed<kBias, kClamp>(a, k, q, a.channels, *plans);
       planned = true;
     }
   });
