@@ -309,7 +309,7 @@ struct QuantizedScale {
 /// each long call plans as the functor does). Forward gives exactly
 /// QuantizedScale's bytes; it is const and may run on several threads at once
 /// (parts). InternalBufferSize reports the bytes kept: the copied scale and
-/// bias, 256 per channel in NCHW, and about 11 KiB of plans.
+/// bias, 256 per channel in NCHW, and about 16 KiB of plans.
 template <class Format>
 class QuantizedScaleContext final : public Context {
  public:

@@ -810,7 +810,7 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
 // scale and bias. Plans: a call shorter than kScaleFixedMinLen positions
 // plans only when its key is already listed (seen once without a plan), so
 // a one-off call keeps the fp32 formula; a planned key holds a
-// ScaleFixedPlans (about 11 KiB) on the heap. Maps: calls that build byte
+// ScaleFixedPlans (about 16 KiB) on the heap. Maps: calls that build byte
 // tables keep them (256 bytes per channel, up to kScaleKeptMapsMaxC
 // channels). kScalePlanCacheEntries keys, least recently used out.
 constexpr size_t kScalePlanCacheEntries = 4;
