@@ -1120,7 +1120,13 @@ HWY_NOINLINE void PoolNhwcPlanarRow(D d, const typename Ops::L* HWY_RESTRICT R, 
 // planes and interleaving the outputs back cost 4x the NCHW row's time on
 // 3x224x224; a flat pass over R, then one permutation, 2x: storing the row
 // to R and reading it back at other offsets cost as much as the rest.)
-template <class Ops, size_t kTaps, size_t kRows, class D, typename T>
+// With kCarry (3-wide windows of stride 2, where PoolNhwc finds that it
+// pays), output p's tap 0 is output p - 1's tap 2, the same pixel: each
+// chunk moves it in from the tap 2 it gathered and the previous chunk's (one
+// two-table permutation, in place of the lookup), so the 2N lanes start at
+// tap 1 (C lanes later) and hold more pixels' windows (3 channels of fp32
+// lanes on AVX-512: 5 per chunk instead of 4).
+template <class Ops, size_t kTaps, size_t kRows, bool kCarry, class D, typename T>
 HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_t stride,
                                   size_t rowElems,
                                   const typename Ops::L* HWY_RESTRICT R, size_t pad, size_t c0,
@@ -1135,6 +1141,16 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
   const size_t N = hn::Lanes(d), advance = step * sX;
   const V area = hn::Set(d, rows), div = hn::Set(d, divisor), ident = Ops::Identity(d);
   const VU pick = hn::Load(du, pickLanes), lanes2N = hn::Set(du, static_cast<U>(2 * N));
+  // With kCarry the 2N lanes start at tap 1: C lanes less padding before
+  // them (pad >= C: PoolNhwc carries only with padding).
+  const size_t skip = kCarry ? C : 0;
+  pad -= skip;
+  // Tap 0 from {previous chunk's tap 2, this chunk's}: the previous chunk's
+  // last pixel, then this chunk's pixels but its last.
+  const VU iota = hn::Iota(du, 0);
+  const VU shiftIn = hn::IfThenElse(hn::Lt(iota, hn::Set(du, static_cast<U>(C))),
+                                    hn::Add(iota, hn::Set(du, static_cast<U>(step - C))),
+                                    hn::Add(iota, hn::Set(du, static_cast<U>(N - C))));
   // bf16 averages on AVX-512 read the rows' 2N elements as N 32-bit lanes
   // whose halves are the even and odd elements (BF16LanesToF32): no
   // promotion shuffles. Element i of the 2N is then lane i / 2 of the even
@@ -1155,8 +1171,8 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
     }
   };
   VU taps[kTaps == 0 ? 7 : kTaps];
-  for (size_t k = 0; k < (kTaps == 0 ? kX : kTaps); ++k) {
-    taps[k] = hn::Add(pick, hn::Set(du, static_cast<U>(k * C)));
+  for (size_t k = 0; k < (kTaps == 0 ? kX : kTaps); ++k) {  // (kCarry: taps[0] unused)
+    taps[k] = hn::Add(pick, hn::Set(du, static_cast<U>(k * C - skip)));
   }
   // The lookups of whole chunks, in the vertical step's lanes.
   VU looks[kTaps == 0 ? 7 : kTaps];
@@ -1171,17 +1187,37 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
     // Lanes past `step` land on outputs written later.
     PoolStoreDst<Ops>(d, v, out + j, avail - j);
   };
+  V prev = ident;  // kCarry: the previous chunk's tap 2 (at first, padding)
   const auto gather = [&](V lo, V hi) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    return PoolTapSum<Ops, kTaps>([&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      return PoolTwoTables(d, lo, hi, looks[k]);
-    });
+    if constexpr (kCarry && kTaps == 3) {
+      const V t2 = PoolTwoTables(d, lo, hi, looks[2]);
+      const V t0 = PoolTwoTables(d, prev, t2, shiftIn);
+      prev = t2;
+      const V t1 = PoolTwoTables(d, lo, hi, looks[1]);
+      return PoolTapSum<Ops, 3>([&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        return k == 0 ? t0 : k == 1 ? t1 : t2;
+      });
+    } else {
+      return PoolTapSum<Ops, kTaps>([&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        return PoolTwoTables(d, lo, hi, looks[k]);
+      });
+    }
   };
   if constexpr (kRows == 0) {  // any kX <= 7, taps in a loop
     for (size_t c = 0; c < chunks; ++c) {
-      const auto* r = R + c * advance;
+      const auto* r = R + c * advance + skip;
       const V lo = hn::LoadU(d, r), hi = hn::LoadU(d, r + N);
-      V v = PoolTwoTables(d, lo, hi, taps[0]);
-      for (size_t k = 1; k < kX; ++k) v = Ops::Combine(v, PoolTwoTables(d, lo, hi, taps[k]));
+      V v;
+      if constexpr (kCarry) {  // kX == 3
+        const V t2 = PoolTwoTables(d, lo, hi, taps[2]);
+        v = Ops::Combine(Ops::Combine(PoolTwoTables(d, prev, t2, shiftIn),
+                                      PoolTwoTables(d, lo, hi, taps[1])),
+                         t2);
+        prev = t2;
+      } else {
+        v = PoolTwoTables(d, lo, hi, taps[0]);
+        for (size_t k = 1; k < kX; ++k) v = Ops::Combine(v, PoolTwoTables(d, lo, hi, taps[k]));
+      }
       emit(c, v);
     }
   } else {
@@ -1202,11 +1238,20 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
       const VU shift = hn::Set(du, static_cast<U>(x - pad - b));  // modulo 2^bits
       V lo, hi;
       vertical(b, lo, hi);
-      emit(c, PoolTapSum<Ops, kTaps>([&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
-             const VU at = hn::Add(taps[k], shift);  // past the 2N lanes: padding
-             return hn::IfThenElse(hn::RebindMask(d, hn::Lt(at, lanes2N)),
-                                   PoolTwoTables(d, lo, hi, evenOdd(at)), ident);
-           }));
+      const auto tapAt = [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        const VU at = hn::Add(taps[k], shift);  // past the 2N lanes: padding
+        return hn::IfThenElse(hn::RebindMask(d, hn::Lt(at, lanes2N)),
+                              PoolTwoTables(d, lo, hi, evenOdd(at)), ident);
+      };
+      if constexpr (kCarry && kTaps == 3) {
+        const V t2 = tapAt(2), t0 = PoolTwoTables(d, prev, t2, shiftIn), t1 = tapAt(1);
+        prev = t2;
+        emit(c, PoolTapSum<Ops, 3>([&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+               return k == 0 ? t0 : k == 1 ? t1 : t2;
+             }));
+      } else {
+        emit(c, PoolTapSum<Ops, kTaps>(tapAt));
+      }
     };
     size_t c = 0;
     for (; c < HWY_MIN(c0, chunks); ++c) edge(c);
@@ -1354,10 +1399,25 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   // Few channels, strided: PoolNhwcPickRow, pickPixels whole output pixels
   // per vector, from 2N lanes of window starts.
   size_t pickPixels = 0;
+  // 3-wide windows of stride 2 with padding: each output's first tap is the
+  // previous output's last, which PoolNhwcPickRow carries over, so a chunk's
+  // lanes hold only taps 1 and 2 and more pixels (3 channels, fp32 lanes on
+  // AVX-512: 4 -> 5 per chunk; 3x224x224 3x3 s2 p1 on Zen 4, AVX3_DL, best of
+  // 7 runs: averages f32 / bf16 / f16 15.0 / 15.6 / 17.8 -> 13.2 / 13.1 /
+  // 14.6 us, f32 max 12.6 -> 11.6 us).
+  bool pickCarry = false;
   if constexpr (kPoolHasTwoTables<L>) {
-    // The last pixel's last tap is lane (P - 1)*sX*C + kX*C - 1 < 2N.
+    // The last pixel's last tap is lane (P - 1)*sX*C + kX*C - 1 < 2N
+    // (carried: (kX - 1)*C instead of kX*C).
     if (!pool3d && sX >= 2 && kX <= 7 && kX * C <= 2 * N) {
       pickPixels = HWY_MIN(N / C, (2 * N - kX * C) / (sX * C) + 1);
+      const size_t carried = HWY_MIN(N / C, (2 * N - (kX - 1) * C) / (sX * C) + 1);
+      // Where it adds an eighth or more pixels: the carry's permutation
+      // waits for tap 2 (u8 3 channels, 20 -> 21 pixels: 3.55 -> 3.75 us).
+      if (kX == 3 && sX == 2 && pX >= 1 && pickPixels >= 2 && 8 * carried >= 9 * pickPixels) {
+        pickPixels = carried;
+        pickCarry = true;
+      }
     }
   }
   const bool pick = pickPixels >= 2;
@@ -1387,12 +1447,14 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using U = hn::TFromD<decltype(du)>;
   HWY_ALIGN U pickLanes[kMaxLanes<U>] = {};
   // PoolNhwcPickRow: `step` outputs per chunk, window starts `advance`
-  // apart; chunks [c0, pickC1) lie inside the row (2- or 3-wide windows).
+  // apart; chunks [c0, pickC1) lie inside the row (2- or 3-wide windows),
+  // their 2N lanes from pad - skip before the window start on.
   const size_t step = HWY_MAX(pickPixels, size_t{1}) * C, advance = step * sX, pad = pX * C;
-  const size_t c0 = (pad + advance - 1) / advance, chunks = (rowOut + step - 1) / step;
+  const size_t lead = pad - (pickCarry ? C : 0);
+  const size_t c0 = (lead + advance - 1) / advance, chunks = (rowOut + step - 1) / step;
   const bool pickDirect = (kX == 2 || kX == 3) && rowElems >= 2 * N;
   const size_t pickC1 =
-      pickDirect ? HWY_MIN((rowElems - 2 * N + pad) / advance + 1, chunks) : 0;
+      pickDirect ? HWY_MIN((rowElems - 2 * N + lead) / advance + 1, chunks) : 0;
   if (pick) {  // lane m: channel m % C of the window of pixel m / C
     for (size_t p = 0, m = 0; p < pickPixels; ++p) {  // (no divisions: a few per call
       for (size_t c = 0; c < C; ++c) {             // cost as much as a row)
@@ -1471,9 +1533,17 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         const L hy = static_cast<L>(rows), divL = static_cast<L>(a.divisor);
         const L* w = excludePad ? widths : nullptr;
         const auto pickRow = [&](auto taps, auto rowCount) HWY_ATTR {
-          PoolNhwcPickRow<Ops, decltype(taps)::value, decltype(rowCount)::value>(
-              d, kX, s, rowElems, rowElems, R, pad, c0, pickC1, chunks, step, sX, C, pickLanes,
-              hy, w, divL, dst + base, dstTotal - base);
+          constexpr size_t kTaps = decltype(taps)::value, kRows = decltype(rowCount)::value;
+          const auto run = [&](auto carried) HWY_ATTR {
+            PoolNhwcPickRow<Ops, kTaps, kRows, decltype(carried)::value>(
+                d, kX, s, rowElems, rowElems, R, pad, c0, pickC1, chunks, step, sX, C,
+                pickLanes, hy, w, divL, dst + base, dstTotal - base);
+          };
+          if constexpr (kTaps == 2) {  // (pickCarry needs 3-wide windows)
+            run(std::false_type());
+          } else {
+            pickCarry ? run(std::true_type()) : run(std::false_type());
+          }
         };
         using K0 = std::integral_constant<size_t, 0>;
         using K2 = std::integral_constant<size_t, 2>;
