@@ -12,6 +12,7 @@
 
 #include <climits>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -515,6 +516,37 @@ TEST_CASE("QuantizedScale's stateless calls reuse plans only for equal parameter
   });
 }
 
+TEST_CASE("QuantizedScale NHWC with the output a few pixels ahead of the input", "[quant]") {
+  // Output addresses 1 to 4 pixels (and a little more) past the input's,
+  // modulo 4 KiB, take the kernel's load-ahead loop (4K aliasing); the bytes
+  // must not change. One buffer holds both tensors at each gap.
+  SYNETK_FOR_EACH_TARGET([] {
+    for (size_t C : {32, 64, 96, 256}) {
+      const size_t S = 1030;
+      const ScaleCase k = MakeScale(C, S, true);
+      const auto in = Transpose(k.src, C, S);
+      const auto want = synetk_ref::Scale(in, k.srcScale, k.srcZero, C, S, k.scale.data(),
+                                          k.bias.data(), k.dstScale, k.dstZero, true);
+      const size_t n = C * S, span = (n + 4095) / 4096 * 4096;
+      for (size_t gap : {size_t{1}, C - 1, C, C + 32, 2 * C + 7, 3 * C, 4 * C, 4 * C + 40}) {
+        INFO("C=" << C << " gap=" << gap);
+        std::vector<uint8_t> buf(2 * span + 4096 + 64);
+        const size_t at = (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64;
+        uint8_t* src = buf.data() + at;
+        uint8_t* dst = src + span + gap % 4096;
+        std::memcpy(src, in.data(), n);
+        for (int call = 0; call < 2; ++call) {  // the second runs the kept plans
+          synetk::QuantizedScale<synetk::Nhwc>()(src, &k.srcScale, k.srcZero, C, S,
+                                                 k.scale.data(), k.bias.data(), dst, &k.dstScale,
+                                                 k.dstZero);
+          REQUIRE_SAME(std::vector<uint8_t>(dst, dst + n), want);
+        }
+        REQUIRE_SAME(std::vector<uint8_t>(src, src + n), in);
+      }
+    }
+  });
+}
+
 TEST_CASE("QuantizedScaleContext made on one target runs on every target", "[quant]") {
   // The stored maps and plans do not depend on the target that made them:
   // contexts made on each target (SCALAR or EMU128 plan nothing) run on each.
@@ -902,6 +934,22 @@ TEST_CASE("quantization layers reject bad input", "[quant][errors]") {
   expectError([&] { sc(s, &one, 0, C, S, cs.data(), cb.data(), d, &one, 256); }, "dstZero = 256");
   expectError([&] { sc(s, &one, 0, C, S, badScale.data(), cb.data(), d, &one, 0); }, "scale[c] = nan");
   expectError([&] { sc(s, &one, 0, C, S, cs.data(), badScale.data(), d, &one, 0); }, "bias[c] = nan");
+  // Every position (both halves of the validator's 64-bit words, and the odd
+  // count's last value) and every kind of non-finite value; the largest
+  // finite values pass.
+  for (size_t n : {size_t{1}, size_t{7}, size_t{8}}) {
+    for (size_t at = 0; at < n; ++at) {
+      for (float v : {NAN, -NAN, INFINITY, -INFINITY}) {
+        std::vector<float> bad(n, std::numeric_limits<float>::max());
+        bad[at] = v;
+        INFO("n=" << n << " at=" << at << " value=" << v);
+        expectError([&] { sc(s, &one, 0, n, 1, bad.data(), nullptr, d, &one, 0); }, "scale[c] = ");
+        expectError([&] { sc(s, &one, 0, n, 1, cs.data(), bad.data(), d, &one, 0); }, "bias[c] = ");
+      }
+    }
+    const std::vector<float> big(n, -std::numeric_limits<float>::max());
+    sc(s, &one, 0, n, 1, big.data(), big.data(), d, &one, 0);
+  }
   expectError([&] { sc(d + 1, &one, 0, C, S, cs.data(), cb.data(), d, &one, 0); }, "same buffer as src");
   expectError([&] { sc(s, &one, 0, C, S, cs.data(), cb.data(), d, &one, 0, synetk::Range{9, 20}); },
               "QuantizedScale: part.begin = 9");

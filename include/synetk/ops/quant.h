@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -39,6 +40,28 @@ struct QuantRange {
 // A quantization scale or norm: finite and non-zero.
 inline void CheckScale(const char* layer, const char* param, float v) {
   if (!(std::isfinite(v) && v != 0.0f)) Fail(layer, param, v, "a finite non-zero value");
+}
+
+// Whether v[0, n) are all finite: two values per 64-bit word, branch-free
+// (a test and branch per value took about 0.2 us of a 256-channel
+// QuantizedScale call, 3% of a 200 KiB NHWC one). A value is infinite or
+// NaN when its exponent bits are all set: XORed with them, its half of the
+// word is zero, which the zero-lane test (w - 1) & ~w & top bit finds (each
+// half stays below 2^31, so no borrow crosses into the other half's test
+// unless that half is zero).
+inline bool AllFinite(const float* v, size_t n) {
+  constexpr uint64_t kExp = 0x7F8000007F800000ull, kOne = 0x0000000100000001ull,
+                     kTop = 0x8000000080000000ull;
+  uint64_t bad = 0;
+  size_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    uint64_t w;
+    std::memcpy(&w, v + i, sizeof(w));
+    const uint64_t u = (w & kExp) ^ kExp;  // a zero half: that value is not finite
+    bad |= (u - kOne) & ~u & kTop;
+  }
+  for (; i < n; ++i) bad |= std::isfinite(v[i]) ? 0 : 1;
+  return bad == 0;
 }
 
 inline void CheckFinite(const char* layer, const char* param, float v) {
@@ -80,9 +103,11 @@ inline ScaleArgs CheckScaleParams(const char* layer, const float* srcScale, int 
   if (!std::isfinite(inv)) Fail(layer, "dstScale[0]", dstScale[0], "a value whose fp32 reciprocal is finite");
   CheckZero(layer, "srcZero", srcZero, 0, 255);
   CheckZero(layer, "dstZero", dstZero, 0, 255);
-  for (size_t c = 0; c < channels; ++c) {
-    CheckFinite(layer, "scale[c]", scale[c]);
-    if (bias != nullptr) CheckFinite(layer, "bias[c]", bias[c]);
+  if (!AllFinite(scale, channels) || (bias != nullptr && !AllFinite(bias, channels))) {
+    for (size_t c = 0; c < channels; ++c) {  // the first one that is not, reported
+      CheckFinite(layer, "scale[c]", scale[c]);
+      if (bias != nullptr) CheckFinite(layer, "bias[c]", bias[c]);
+    }
   }
   ScaleArgs a;
   a.srcZero = srcZero;

@@ -389,21 +389,68 @@ HWY_INLINE hn::Vec<D8> FixedExceptions(D8 d8, hn::Vec<D8> x, hn::Vec<D8> y, cons
   return y;
 }
 
+#if SYNETK_QUANT_X86_PACKS
+// The bytes of a chunk's vector x, constants at offset i.
+template <int kExceptions, bool kLaneShift, class Params>
+HWY_INLINE BytesVec FixedScaleBytes(BytesVec x, const Params& k, size_t i, int shift) {
+  const hn::ScalableTag<int16_t> d16;
+  const hn::ScalableTag<uint8_t> d8;
+  Int16Vec xlo, xhi;
+  CenteredBlockLanes(x, xlo, xhi);
+  const auto lo = FixedLanes<kLaneShift>(d16, xlo, k, i, shift);
+  const auto hi = FixedLanes<kLaneShift>(d16, xhi, k, i + hn::Lanes(d16), shift);
+  return FixedExceptions<kExceptions>(d8, x, PackBlocksU8(lo, hi), k, i);
+}
+
+// FixedScaleChunk for the chunk of `pixels` >= 8 pixels C bytes apart, each
+// group of four loaded before the group before it is stored: where the
+// output runs 1 to 4 pixels ahead of the input modulo 4 KiB, a pixel's load
+// otherwise waits on an earlier pixel's store by their low 12 address bits
+// (Zen 4, AVX3_DL, 64x56x56 with the output 64 / 128 bytes ahead: 7.6-10 /
+// 6.8-8.1 us -> 6.4-6.7 us; 6.3-6.9 us with the output elsewhere).
+template <int kExceptions, bool kLaneShift, class Params>
+HWY_INLINE void FixedScalePixelsAhead(const uint8_t* s, uint8_t* d, size_t C, size_t pixels,
+                                      const Params& k, size_t i, int shift) {
+  const hn::ScalableTag<uint8_t> d8;
+  auto x0 = hn::LoadU(d8, s), x1 = hn::LoadU(d8, s + C);
+  auto x2 = hn::LoadU(d8, s + 2 * C), x3 = hn::LoadU(d8, s + 3 * C);
+  size_t r = 0;
+  for (; r + 8 <= pixels; r += 4) {
+    const uint8_t* next = s + (r + 4) * C;
+    const auto y0 = hn::LoadU(d8, next), y1 = hn::LoadU(d8, next + C);
+    const auto y2 = hn::LoadU(d8, next + 2 * C), y3 = hn::LoadU(d8, next + 3 * C);
+    uint8_t* out = d + r * C;
+    hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(x0, k, i, shift), d8, out);
+    hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(x1, k, i, shift), d8, out + C);
+    hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(x2, k, i, shift), d8, out + 2 * C);
+    hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(x3, k, i, shift), d8, out + 3 * C);
+    x0 = y0;
+    x1 = y1;
+    x2 = y2;
+    x3 = y3;
+  }
+  uint8_t* out = d + r * C;
+  hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(x0, k, i, shift), d8, out);
+  hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(x1, k, i, shift), d8, out + C);
+  hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(x2, k, i, shift), d8, out + 2 * C);
+  hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(x3, k, i, shift), d8, out + 3 * C);
+  for (r += 4; r < pixels; ++r) {
+    hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(hn::LoadU(d8, s + r * C), k, i, shift),
+               d8, d + r * C);
+  }
+}
+#endif
+
 // 2 * Lanes(int16) bytes s -> d (may be the same), constants at offset i.
 template <int kExceptions, bool kLaneShift, class Params>
 HWY_INLINE void FixedScaleChunk(const uint8_t* s, uint8_t* d, const Params& k, size_t i,
                                 int shift) {
-  const hn::ScalableTag<int16_t> d16;
-  const size_t N16 = hn::Lanes(d16);
 #if SYNETK_QUANT_X86_PACKS
   const hn::ScalableTag<uint8_t> d8;
-  const auto x = hn::LoadU(d8, s);
-  Int16Vec xlo, xhi;
-  CenteredBlockLanes(x, xlo, xhi);
-  const auto lo = FixedLanes<kLaneShift>(d16, xlo, k, i, shift);
-  const auto hi = FixedLanes<kLaneShift>(d16, xhi, k, i + N16, shift);
-  hn::StoreU(FixedExceptions<kExceptions>(d8, x, PackBlocksU8(lo, hi), k, i), d8, d);
+  hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(hn::LoadU(d8, s), k, i, shift), d8, d);
 #else
+  const hn::ScalableTag<int16_t> d16;
+  const size_t N16 = hn::Lanes(d16);
   const hn::Rebind<uint8_t, decltype(d16)> d8;
   for (size_t h = 0; h < 2 * N16; h += N16) {
     const auto x = hn::LoadU(d8, s + h);
@@ -646,6 +693,8 @@ HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& 
   p.laneChannels = C / W * W;
   FixedNhwcChunkConstants(p, p.laneChannels, p.laneM, p.laneB, p.laneP, p.chunkShift,
                           p.chunkExceptions);
+  p.lanePlanless = 0;
+  for (size_t c = 0; c < p.laneChannels; ++c) p.lanePlanless += p.ok[c] ? 0 : 1;
   p.laneLayout = FixedLaneLayout();
 }
 
@@ -654,7 +703,11 @@ HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& 
 // kScaleFixedPatches do.
 HWY_INLINE bool ScalePatchesBelow(const ScaleFixedPlans& p, size_t Cf, size_t& patches) {
   size_t failed = 0;
-  for (size_t c = 0; c < Cf; ++c) failed += p.ok[c] ? 0 : 1;
+  if (Cf == p.laneChannels) {  // counted when planned
+    failed = p.lanePlanless;
+  } else {
+    for (size_t c = 0; c < Cf; ++c) failed += p.ok[c] ? 0 : 1;
+  }
   patches = failed;
   return failed <= kScaleFixedPatches;
 }
@@ -746,6 +799,11 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
   const uint8_t* const src = a.src + a.sBegin * C;
   uint8_t* const dst = a.dst + a.sBegin * C;
   const size_t pixels = a.sEnd - a.sBegin;
+  // Whether a pixel's store lies 1 to 4 pixels ahead of the input by the
+  // low 12 address bits (within a chunk's W bytes), so that a later pixel's
+  // load would wait on it (4K aliasing): FixedScalePixelsAhead.
+  const size_t gap = (reinterpret_cast<uintptr_t>(dst) - reinterpret_cast<uintptr_t>(src)) % 4096;
+  [[maybe_unused]] const bool ahead = gap + W > C && gap < 4 * C + W;
   // Blocks of pixels, chunk by chunk: a chunk's constant vectors (eight, ten
   // with P) stay in registers for the block's pixels, and the blends run only
   // as many exceptions as the chunk's channels use.
@@ -770,6 +828,12 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
       const auto pixelsOf = [=](auto exceptions, auto laneShift) HWY_ATTR {
         constexpr int kExceptions = decltype(exceptions)::value;
         constexpr bool kLaneShift = decltype(laneShift)::value;
+#if SYNETK_QUANT_X86_PACKS
+        if (ahead && g >= 8) {
+          FixedScalePixelsAhead<kExceptions, kLaneShift>(s + c, d + c, C, g, arr, c, shift);
+          return;
+        }
+#endif
         for (size_t r = 0; r < g; ++r) {
           FixedScaleChunk<kExceptions, kLaneShift>(s + r * C + c, d + r * C + c, arr, c, shift);
         }
