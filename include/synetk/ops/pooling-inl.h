@@ -1207,8 +1207,14 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
       });
     }
   };
-  // `count` output rows, srcStep input and outStep output elements apart.
-  for (size_t y = 0; y < count; ++y, s += srcStep, out += outStep, avail -= outStep) {
+  // `count` output rows, srcStep input and outStep output elements apart
+  // (the pointers move only between rows: never past the tensors).
+  for (size_t y = 0; y < count; ++y) {
+    if (y != 0) {
+      s += srcStep;
+      out += outStep;
+      avail -= outStep;
+    }
     prev = ident;
     if constexpr (kRows == 0) {  // any kX <= 7, taps in a loop
       for (size_t c = 0; c < chunks; ++c) {
