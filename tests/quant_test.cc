@@ -934,9 +934,8 @@ TEST_CASE("quantization layers reject bad input", "[quant][errors]") {
   expectError([&] { sc(s, &one, 0, C, S, cs.data(), cb.data(), d, &one, 256); }, "dstZero = 256");
   expectError([&] { sc(s, &one, 0, C, S, badScale.data(), cb.data(), d, &one, 0); }, "scale[c] = nan");
   expectError([&] { sc(s, &one, 0, C, S, cs.data(), badScale.data(), d, &one, 0); }, "bias[c] = nan");
-  // Every position (both halves of the validator's 64-bit words, and the odd
-  // count's last value) and every kind of non-finite value; the largest
-  // finite values pass.
+  // Every position (the first, the last, odd and even counts) and every kind
+  // of non-finite value; the largest finite values pass.
   for (size_t n : {size_t{1}, size_t{7}, size_t{8}}) {
     for (size_t at = 0; at < n; ++at) {
       for (float v : {NAN, -NAN, INFINITY, -INFINITY}) {

@@ -1192,20 +1192,29 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
     PoolStoreDst<Ops>(d, v, out + j, avail - j);
   };
   V prev = ident;  // kCarry: the previous chunk's tap 2 (at first, padding)
-  const auto gather = [&](V lo, V hi) HWY_ATTR SYNETK_LAMBDA_INLINE {
+  // kCarry: this chunk's tap 0 from the previous chunk's tap 2 and this
+  // chunk's, t2, which becomes the carry.
+  const auto tapZero = [&](V t2) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    const V t0 = PoolTwoTables(d, prev, t2, shiftIn);
+    prev = t2;
+    return t0;
+  };
+  // The taps in PoolTapSum's order, tapAt(k) giving tap k (with kCarry,
+  // taps 1 and 2 only).
+  const auto sumTaps = [&](const auto& tapAt) HWY_ATTR SYNETK_LAMBDA_INLINE {
     if constexpr (kCarry && kTaps == 3) {
-      const V t2 = PoolTwoTables(d, lo, hi, looks[2]);
-      const V t0 = PoolTwoTables(d, prev, t2, shiftIn);
-      prev = t2;
-      const V t1 = PoolTwoTables(d, lo, hi, looks[1]);
+      const V t2 = tapAt(2), t0 = tapZero(t2), t1 = tapAt(1);
       return PoolTapSum<Ops, 3>([&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
         return k == 0 ? t0 : k == 1 ? t1 : t2;
       });
     } else {
-      return PoolTapSum<Ops, kTaps>([&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        return PoolTwoTables(d, lo, hi, looks[k]);
-      });
+      return PoolTapSum<Ops, kTaps>(tapAt);
     }
+  };
+  const auto gather = [&](V lo, V hi) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    return sumTaps([&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      return PoolTwoTables(d, lo, hi, looks[k]);
+    });
   };
   // `count` output rows, srcStep input and outStep output elements apart
   // (the pointers move only between rows: never past the tensors).
@@ -1221,12 +1230,9 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
         const auto* r = R + c * advance + skip;
         const V lo = hn::LoadU(d, r), hi = hn::LoadU(d, r + N);
         V v;
-        if constexpr (kCarry) {  // kX == 3
-          const V t2 = PoolTwoTables(d, lo, hi, taps[2]);
-          v = Ops::Combine(Ops::Combine(PoolTwoTables(d, prev, t2, shiftIn),
-                                        PoolTwoTables(d, lo, hi, taps[1])),
-                           t2);
-          prev = t2;
+        if constexpr (kCarry) {  // kX == 3; the taps in this loop's order
+          const V t2 = PoolTwoTables(d, lo, hi, taps[2]), t0 = tapZero(t2);
+          v = Ops::Combine(Ops::Combine(t0, PoolTwoTables(d, lo, hi, taps[1])), t2);
         } else {
           v = PoolTwoTables(d, lo, hi, taps[0]);
           for (size_t k = 1; k < kX; ++k) v = Ops::Combine(v, PoolTwoTables(d, lo, hi, taps[k]));
@@ -1256,15 +1262,7 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
           return hn::IfThenElse(hn::RebindMask(d, hn::Lt(at, lanes2N)),
                                 PoolTwoTables(d, lo, hi, evenOdd(at)), ident);
         };
-        if constexpr (kCarry && kTaps == 3) {
-          const V t2 = tapAt(2), t0 = PoolTwoTables(d, prev, t2, shiftIn), t1 = tapAt(1);
-          prev = t2;
-          emit(c, PoolTapSum<Ops, 3>([&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
-                 return k == 0 ? t0 : k == 1 ? t1 : t2;
-               }));
-        } else {
-          emit(c, PoolTapSum<Ops, kTaps>(tapAt));
-        }
+        emit(c, sumTaps(tapAt));
       };
       size_t c = 0;
       for (; c < HWY_MIN(c0, chunks); ++c) edge(c);
@@ -1547,7 +1545,8 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         const L hy = static_cast<L>(rows), divL = static_cast<L>(a.divisor);
         const L* w = excludePad ? widths : nullptr;
         // The next output rows whose windows have as many rows, sY input
-        // rows further each, go in the same call.
+        // rows further each, go in the same call (direct rows only: the row
+        // buffer holds one row).
         size_t count = 1;
         if (pickDirect && (rows == 2 || rows == 3)) {
           for (; dy + count < a.end; ++count) {
@@ -1560,7 +1559,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
           const auto run = [&](auto carried) HWY_ATTR {
             PoolNhwcPickRow<Ops, kTaps, kRows, decltype(carried)::value>(
                 d, kX, s, rowElems, rowElems, R, pad, c0, pickC1, chunks, step, sX, C,
-                pickLanes, hy, w, divL, dst + base, dstTotal - base, kRows == 0 ? 1 : count,
+                pickLanes, hy, w, divL, dst + base, dstTotal - base, count,
                 a.sY * rowElems, rowOut);
           };
           if constexpr (kTaps == 2) {  // (pickCarry needs 3-wide windows)

@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -42,26 +41,15 @@ inline void CheckScale(const char* layer, const char* param, float v) {
   if (!(std::isfinite(v) && v != 0.0f)) Fail(layer, param, v, "a finite non-zero value");
 }
 
-// Whether v[0, n) are all finite: two values per 64-bit word, branch-free
-// (a test and branch per value took about 0.2 us of a 256-channel
-// QuantizedScale call, 3% of a 200 KiB NHWC one). A value is infinite or
-// NaN when its exponent bits are all set: XORed with them, its half of the
-// word is zero, which the zero-lane test (w - 1) & ~w & top bit finds (each
-// half stays below 2^31, so no borrow crosses into the other half's test
-// unless that half is zero).
+// Whether v[0, n) are all finite. A plain test per value, apart from the
+// reporting below: with CheckFinite's call (and its message arguments) in
+// the loop, the check took about 0.2 us of a 256-channel QuantizedScale call
+// (3% of a 200 KiB NHWC one); this loop takes about 0.1 us per 256 values.
 inline bool AllFinite(const float* v, size_t n) {
-  constexpr uint64_t kExp = 0x7F8000007F800000ull, kOne = 0x0000000100000001ull,
-                     kTop = 0x8000000080000000ull;
-  uint64_t bad = 0;
-  size_t i = 0;
-  for (; i + 2 <= n; i += 2) {
-    uint64_t w;
-    std::memcpy(&w, v + i, sizeof(w));
-    const uint64_t u = (w & kExp) ^ kExp;  // a zero half: that value is not finite
-    bad |= (u - kOne) & ~u & kTop;
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(v[i])) return false;
   }
-  for (; i < n; ++i) bad |= std::isfinite(v[i]) ? 0 : 1;
-  return bad == 0;
+  return true;
 }
 
 inline void CheckFinite(const char* layer, const char* param, float v) {
