@@ -77,6 +77,7 @@ struct ScaleFixedPlans {
   // exceptions they use.
   int laneLayout = 0;
   size_t laneChannels = 0;
+  size_t lanePlanless = 0;  // channels below laneChannels without a plan
   alignas(64) int16_t laneM[kSize], laneB[kSize], laneP[kSize];
   int8_t chunkShift[kSize];
   uint8_t chunkExceptions[kSize];

@@ -412,28 +412,32 @@ template <int kExceptions, bool kLaneShift, class Params>
 HWY_INLINE void FixedScalePixelsAhead(const uint8_t* s, uint8_t* d, size_t C, size_t pixels,
                                       const Params& k, size_t i, int shift) {
   const hn::ScalableTag<uint8_t> d8;
-  const auto in = [&](size_t r) HWY_ATTR { return hn::LoadU(d8, s + r * C); };
-  const auto put = [&](BytesVec x, size_t r) HWY_ATTR {  // (x86 only: vectors as arguments)
-    hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(x, k, i, shift), d8, d + r * C);
-  };
-  auto x0 = in(0), x1 = in(1), x2 = in(2), x3 = in(3);
+  auto x0 = hn::LoadU(d8, s), x1 = hn::LoadU(d8, s + C);
+  auto x2 = hn::LoadU(d8, s + 2 * C), x3 = hn::LoadU(d8, s + 3 * C);
   size_t r = 0;
   for (; r + 8 <= pixels; r += 4) {
-    const auto y0 = in(r + 4), y1 = in(r + 5), y2 = in(r + 6), y3 = in(r + 7);
-    put(x0, r);
-    put(x1, r + 1);
-    put(x2, r + 2);
-    put(x3, r + 3);
+    const uint8_t* next = s + (r + 4) * C;
+    const auto y0 = hn::LoadU(d8, next), y1 = hn::LoadU(d8, next + C);
+    const auto y2 = hn::LoadU(d8, next + 2 * C), y3 = hn::LoadU(d8, next + 3 * C);
+    uint8_t* out = d + r * C;
+    hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(x0, k, i, shift), d8, out);
+    hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(x1, k, i, shift), d8, out + C);
+    hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(x2, k, i, shift), d8, out + 2 * C);
+    hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(x3, k, i, shift), d8, out + 3 * C);
     x0 = y0;
     x1 = y1;
     x2 = y2;
     x3 = y3;
   }
-  put(x0, r);
-  put(x1, r + 1);
-  put(x2, r + 2);
-  put(x3, r + 3);
-  for (r += 4; r < pixels; ++r) put(in(r), r);
+  uint8_t* out = d + r * C;
+  hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(x0, k, i, shift), d8, out);
+  hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(x1, k, i, shift), d8, out + C);
+  hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(x2, k, i, shift), d8, out + 2 * C);
+  hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(x3, k, i, shift), d8, out + 3 * C);
+  for (r += 4; r < pixels; ++r) {
+    hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(hn::LoadU(d8, s + r * C), k, i, shift),
+               d8, d + r * C);
+  }
 }
 #endif
 
@@ -689,23 +693,21 @@ HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& 
   p.laneChannels = C / W * W;
   FixedNhwcChunkConstants(p, p.laneChannels, p.laneM, p.laneB, p.laneP, p.chunkShift,
                           p.chunkExceptions);
+  p.lanePlanless = 0;
+  for (size_t c = 0; c < p.laneChannels; ++c) p.lanePlanless += p.ok[c] ? 0 : 1;
   p.laneLayout = FixedLaneLayout();
 }
 
 // How many channels below Cf have no plan (they are p's first patches:
 // PlanScaleFixed lists them in channel order); false where more than
-// kScaleFixedPatches do. The list answers without a pass over the channels
-// unless all kScaleFixedPatches listed ones lie below Cf and more failed.
+// kScaleFixedPatches do.
 HWY_INLINE bool ScalePatchesBelow(const ScaleFixedPlans& p, size_t Cf, size_t& patches) {
-  const size_t listed = HWY_MIN(p.failed, kScaleFixedPatches);
-  size_t below = 0;
-  while (below < listed && p.patchC[below] < Cf) ++below;
-  if (below < listed || p.failed <= kScaleFixedPatches) {
-    patches = below;
-    return true;
-  }
   size_t failed = 0;
-  for (size_t c = 0; c < Cf; ++c) failed += p.ok[c] ? 0 : 1;
+  if (Cf == p.laneChannels) {  // counted when planned
+    failed = p.lanePlanless;
+  } else {
+    for (size_t c = 0; c < Cf; ++c) failed += p.ok[c] ? 0 : 1;
+  }
   patches = failed;
   return failed <= kScaleFixedPatches;
 }
