@@ -399,6 +399,15 @@ HWY_INLINE BytesVec FixedScaleBytes(BytesVec x, const Params& k, size_t i, int s
   CenteredBlockLanes(x, xlo, xhi);
   const auto lo = FixedLanes<kLaneShift>(d16, xlo, k, i, shift);
   const auto hi = FixedLanes<kLaneShift>(d16, xhi, k, i + hn::Lanes(d16), shift);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (kExceptions == 1) {
+    // The exception's byte as the merge source of a masked pack: the
+    // compare and the pack without a byte blend after them (AVX3_DL on Zen
+    // 4, a 256-channel NHWC loop: 5.8 -> 5.4 us per 200 KB).
+    const __mmask64 keep = _mm512_cmpneq_epi8_mask(x.raw, k.E0X(d8, i).raw);
+    return BytesVec{_mm512_mask_packus_epi16(k.E0Y(d8, i).raw, keep, lo.raw, hi.raw)};
+  }
+#endif
   return FixedExceptions<kExceptions>(d8, x, PackBlocksU8(lo, hi), k, i);
 }
 
