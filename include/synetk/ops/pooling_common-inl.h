@@ -1,0 +1,724 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Pooling: what every path shares (per target): the arguments, the
+// per-operation element access (PoolOps), scratch rows, tap sums, lane
+// shifts and two-table permutations. The paths are in pooling_nchw-inl.h,
+// pooling_nhwc-inl.h and pooling_pairs-inl.h; the entry point and the
+// algorithm's outline in pooling-inl.h.
+
+#ifndef SYNETK_OPS_POOLING_ARGS_
+#define SYNETK_OPS_POOLING_ARGS_
+#include <cstddef>
+
+#include "synetk/format.h"
+
+namespace synetk {
+namespace detail {
+
+// Everything a pooling kernel needs, validated and normalized by the
+// front-end (see NormalizePoolAxis in pooling.h).
+template <typename T>
+struct PoolArgs {
+  const T* src = nullptr;
+  T* dst = nullptr;
+  size_t srcC = 0, srcH = 0, srcW = 0;
+  size_t dstC = 0, dstH = 0, dstW = 0;
+  size_t kC = 1, kY = 1, kX = 1;
+  size_t sC = 1, sY = 1, sX = 1;
+  size_t pC = 0, pY = 0, pX = 0;
+  bool pool3d = false;      // channels are pooled too (max only)
+  bool excludePad = false;  // average: divide by the clipped area
+  float divisor = 1.0f;     // average without excludePad: kernelY*kernelX
+  bool direct = false;      // geometry too large for row buffers: direct loop
+  // The part to compute: output channels [begin, end) in NCHW, output rows
+  // [begin, end) in NHWC (the outermost output axis, so a part's outputs are
+  // one contiguous block of dst).
+  size_t begin = 0, end = 0;
+};
+
+template <bool kMax, typename T, class Format>
+struct PoolCfg {
+  static constexpr bool isMax = kMax;
+  using Elem = T;
+  using Fmt = Format;
+};
+
+// Clipped window [begin, end) along one axis for output index d: the window
+// starts at d*stride - pad (signed), spans `kernel`, and is clipped to
+// [0, size). The front-end guarantees it is non-empty and d*stride fits.
+struct PoolWindow {
+  size_t begin, end;
+  PoolWindow(size_t d, size_t stride, size_t pad, size_t kernel, size_t size) {
+    const size_t s = d * stride;
+    if (s >= pad) {
+      begin = s - pad;
+      end = kernel >= size - begin ? size : begin + kernel;
+    } else {
+      begin = 0;
+      const size_t left = kernel - (pad - s);  // pad < kernel
+      end = left < size ? left : size;
+    }
+  }
+  size_t Size() const { return end - begin; }
+};
+
+}  // namespace detail
+}  // namespace synetk
+#endif  // SYNETK_OPS_POOLING_ARGS_
+
+#if defined(SYNETK_OPS_POOLING_COMMON_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SYNETK_OPS_POOLING_COMMON_INL_H_
+#undef SYNETK_OPS_POOLING_COMMON_INL_H_
+#else
+#define SYNETK_OPS_POOLING_COMMON_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include <hwy/highway.h>
+
+#include "synetk/detail/abi.h"
+#include "synetk/detail/elements-inl.h"
+#include "synetk/element.h"
+
+HWY_BEFORE_NAMESPACE();
+SYNETK_NAMESPACE_BEGIN
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The lane type max pooling compares in: the stored bits, as keys whose
+// integer order is the numeric order.
+template <Encoding E>
+struct MaxLaneOf;
+template <>
+struct MaxLaneOf<Encoding::kFloat32> {
+  using type = float;
+};
+template <>
+struct MaxLaneOf<Encoding::kBFloat16> {
+  using type = int16_t;
+};
+template <>
+struct MaxLaneOf<Encoding::kFloat16> {
+  using type = int16_t;
+};
+template <>
+struct MaxLaneOf<Encoding::kUint8> {
+  using type = uint8_t;
+};
+template <>
+struct MaxLaneOf<Encoding::kInt8> {
+  using type = int8_t;
+};
+
+// Per-operation element access and reduction. L is the lane type of the row
+// buffers; Load/Store convert between T in memory and L lanes.
+template <class Cfg>
+struct PoolOps;
+
+template <typename T, class Format>
+struct PoolOps<detail::PoolCfg<true, T, Format>> {
+  static constexpr Encoding kEnc = ElementTraits<T>::kEncoding;
+  using L = typename MaxLaneOf<kEnc>::type;
+  static constexpr bool kOrderFree = true;  // Combine is associative and commutative
+  static constexpr bool kDivides = false;   // averages divide the sum by the window's area
+
+  // Sign-magnitude 16-bit floats -> two's complement keys (negative values
+  // get their magnitude bits flipped); the map is its own inverse.
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Key16(D d, hn::Vec<D> x) {
+    return hn::Xor(x, hn::And(hn::ShiftRight<15>(x), hn::Set(d, int16_t{0x7FFF})));
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Identity(D d) {
+    if constexpr (std::is_same_v<L, float>) {
+      return hn::Set(d, -std::numeric_limits<float>::infinity());
+    } else {
+      return hn::Set(d, std::numeric_limits<L>::lowest());
+    }
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Load(D d, const T* p) {
+    const hn::Vec<D> v = hn::LoadU(d, reinterpret_cast<const L*>(p));
+    if constexpr (std::is_same_v<L, int16_t>) {
+      return Key16(d, v);
+    } else {
+      return v;
+    }
+  }
+  template <class D>
+  static HWY_INLINE void Store(D d, hn::Vec<D> v, T* p) {
+    if constexpr (std::is_same_v<L, int16_t>) v = Key16(d, v);
+    hn::StoreU(v, d, reinterpret_cast<L*>(p));
+  }
+  template <class V>
+  static HWY_INLINE V Combine(V a, V b) {
+    return hn::Max(a, b);
+  }
+  static constexpr bool kBF16Pairs = false;  // see the averages' ops
+};
+
+// Targets whose MulAdd is one instruction (PoolPairFinish).
+inline constexpr bool kPoolNativeFma =
+    HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
+
+template <typename T, class Format>
+struct PoolOps<detail::PoolCfg<false, T, Format>> {
+  using L = float;
+  static constexpr bool kOrderFree = false;  // fp32 sums: keep one order in every path
+  static constexpr bool kDivides = true;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Identity(D d) {
+    return hn::Zero(d);
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Load(D d, const T* p) {
+    return LoadF32(d, p);
+  }
+  template <class D>
+  static HWY_INLINE void Store(D d, hn::Vec<D> v, T* p) {
+    if constexpr (ElementTraits<T>::kEncoding == Encoding::kBFloat16) {
+      // Averages of bf16 values: no NaN test (BF16InUpperHalf).
+      const hn::Rebind<uint16_t, D> du16;
+      hn::StoreU(F32ToBF16Bits<true>(d, v), du16, reinterpret_cast<uint16_t*>(p));
+    } else {
+      StoreF32(d, v, p);
+    }
+  }
+  template <class V>
+  static HWY_INLINE V Combine(V a, V b) {
+    return hn::Add(a, b);
+  }
+  // bf16 averages may read whole pairs of vectors of channels as 32-bit
+  // lanes (LoadBF16Pair: even and odd channels as two fp32 vectors) and
+  // store them as one (StoreBF16Pair): the NHWC stem rows and 2x2 pairs.
+  static constexpr bool kBF16Pairs =
+      ElementTraits<T>::kEncoding == Encoding::kBFloat16 && HWY_TARGET != HWY_SCALAR;
+};
+
+// Loads Lanes(d) elements at p, of which only `avail` (>= 1) may be read;
+// lanes past `avail` are unspecified.
+template <class Ops, class D, typename T>
+HWY_INLINE hn::Vec<D> PoolLoadSrc(D d, const T* p, size_t avail) {
+  const size_t N = hn::Lanes(d);
+  if (HWY_LIKELY(avail >= N)) return Ops::Load(d, p);
+  HWY_ALIGN T buf[kMaxLanes<typename Ops::L>] = {};
+  std::memcpy(static_cast<void*>(buf), p, avail * sizeof(T));
+  return Ops::Load(d, buf);
+}
+
+// Stores Lanes(d) elements at p, of which only `avail` (>= 1) may be written.
+template <class Ops, class D, typename T>
+HWY_INLINE void PoolStoreDst(D d, hn::Vec<D> v, T* p, size_t avail) {
+  const size_t N = hn::Lanes(d);
+  if (HWY_LIKELY(avail >= N)) {
+    Ops::Store(d, v, p);
+    return;
+  }
+  HWY_ALIGN T buf[kMaxLanes<typename Ops::L>];
+  Ops::Store(d, v, buf);
+  std::memcpy(static_cast<void*>(p), buf, avail * sizeof(T));
+}
+
+// A per-thread scratch buffer of at least n elements; kSlot tells apart the
+// buffers one call uses at the same time.
+// Its size is bounded by a few rows of the largest call on this thread.
+template <typename L, int kSlot>
+HWY_INLINE L* PoolScratch(size_t n) {
+  thread_local std::vector<L> buf;
+  if (buf.size() < n) buf.resize(n);
+  return buf.data();
+}
+
+inline size_t PoolRoundUp(size_t x, size_t n) { return (x + n - 1) / n * n; }
+
+// p moved up to a multiple of n lanes' bytes (p holds n - 1 more lanes).
+template <typename L>
+HWY_INLINE L* PoolAlignLanes(L* p, size_t n) {
+  const uintptr_t bytes = n * sizeof(L), at = reinterpret_cast<uintptr_t>(p);
+  return reinterpret_cast<L*>((at + bytes - 1) / bytes * bytes);
+}
+
+// p[0, n) = v, a vector at a time: std::fill of a value other than zero is
+// an element loop at -O2 (4096 stores per call in the stacked NCHW
+// averages). Writes up to Lanes(d) - 1 elements past p + n.
+template <class D>
+HWY_INLINE void PoolFill(D d, hn::TFromD<D>* p, size_t n, hn::TFromD<D> v) {
+  const auto vv = hn::Set(d, v);
+  for (size_t i = 0; i < n; i += hn::Lanes(d)) hn::StoreU(vv, d, p + i);
+}
+
+// NHWC averages with excludePad: the clipped width of each output element's
+// window, pixel by pixel (len / C pixels of C elements, width(dx) each; a
+// division per element, j / C, cost as much as pooling the row), then N
+// more elements of 1.
+template <class D, class Width>
+HWY_INLINE hn::TFromD<D>* PoolWidthsPerElement(D d, size_t len, size_t C, const Width& width) {
+  using L = hn::TFromD<D>;
+  L* widths = PoolScratch<L, 2>(len + 2 * hn::Lanes(d));
+  for (size_t dx = 0; dx * C < len; ++dx) {
+    PoolFill(d, widths + dx * C, C, static_cast<L>(width(dx)));  // spills onto dx + 1
+  }
+  PoolFill(d, widths + len, hn::Lanes(d), L(1));
+  return widths;
+}
+
+// Horizontal step in NCHW: lane i of the result reduces r[i*sX + k] for
+// kBegin <= k < kEnd (r points at the first output column's padded window
+// start; the k outside [kBegin, kEnd) read padding in every lane).
+template <class Ops, class D>
+HWY_INLINE hn::Vec<D> PoolRowStrided(D d, const typename Ops::L* r, size_t kBegin,
+                                     size_t kEnd, size_t sX) {
+  using L = typename Ops::L;
+  using V = hn::Vec<D>;
+  if (sX == 1) {
+    V acc = hn::LoadU(d, r + kBegin);
+    if constexpr (Ops::kOrderFree) {  // two chains: max does not care about order
+      if (kEnd - kBegin >= 2) {
+        V acc2 = hn::LoadU(d, r + kBegin + 1);
+        size_t k = kBegin + 2;
+        for (; k + 2 <= kEnd; k += 2) {
+          acc = Ops::Combine(acc, hn::LoadU(d, r + k));
+          acc2 = Ops::Combine(acc2, hn::LoadU(d, r + k + 1));
+        }
+        if (k < kEnd) acc = Ops::Combine(acc, hn::LoadU(d, r + k));
+        return Ops::Combine(acc, acc2);
+      }
+    }
+    for (size_t k = kBegin + 1; k < kEnd; ++k) acc = Ops::Combine(acc, hn::LoadU(d, r + k));
+    return acc;
+  }
+  V acc = Ops::Identity(d);
+  if (sX == 2) {
+    for (size_t k = kBegin; k < kEnd; k += 2) {
+      V a, b;
+      hn::LoadInterleaved2(d, r + k, a, b);
+      acc = Ops::Combine(acc, a);
+      if (k + 1 < kEnd) acc = Ops::Combine(acc, b);
+    }
+  } else if (sX == 3) {
+    for (size_t k = kBegin; k < kEnd; k += 3) {
+      V a, b, c;
+      hn::LoadInterleaved3(d, r + k, a, b, c);
+      acc = Ops::Combine(acc, a);
+      if (k + 1 < kEnd) acc = Ops::Combine(acc, b);
+      if (k + 2 < kEnd) acc = Ops::Combine(acc, c);
+    }
+  } else if (sX == 4) {
+    for (size_t k = kBegin; k < kEnd; k += 4) {
+      V a, b, c, e;
+      hn::LoadInterleaved4(d, r + k, a, b, c, e);
+      acc = Ops::Combine(acc, a);
+      if (k + 1 < kEnd) acc = Ops::Combine(acc, b);
+      if (k + 2 < kEnd) acc = Ops::Combine(acc, c);
+      if (k + 3 < kEnd) acc = Ops::Combine(acc, e);
+    }
+  } else {
+    const size_t N = hn::Lanes(d);
+    HWY_ALIGN L buf[kMaxLanes<L>];
+    for (size_t k = kBegin; k < kEnd; ++k) {
+      for (size_t i = 0; i < N; ++i) buf[i] = r[i * sX + k];
+      acc = Ops::Combine(acc, hn::Load(d, buf));
+    }
+  }
+  return acc;
+}
+
+// Direct evaluation, one output at a time, for geometry whose row buffers
+// would be out of proportion to the tensors (huge padding).
+template <class Cfg>
+void PoolDirect(const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  constexpr bool kNhwc = std::is_same_v<typename Cfg::Fmt, Nhwc>;
+  const hn::CappedTag<L, 1> d1;
+  const size_t C = a.srcC, H = a.srcH, W = a.srcW;
+  auto srcAt = [&](size_t c, size_t y, size_t x) {
+    return kNhwc ? (y * W + x) * C + c : (c * H + y) * W + x;
+  };
+  const size_t c0 = kNhwc ? 0 : a.begin, c1 = kNhwc ? a.dstC : a.end;
+  const size_t y0 = kNhwc ? a.begin : 0, y1 = kNhwc ? a.end : a.dstH;
+  for (size_t dc = c0; dc < c1; ++dc) {
+    const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, C);
+    for (size_t dy = y0; dy < y1; ++dy) {
+      const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, H);
+      for (size_t dx = 0; dx < a.dstW; ++dx) {
+        const detail::PoolWindow wx(dx, a.sX, a.pX, a.kX, W);
+        auto acc = Ops::Identity(d1);
+        for (size_t c = wc.begin; c < wc.end; ++c)
+          for (size_t y = wy.begin; y < wy.end; ++y)
+            for (size_t x = wx.begin; x < wx.end; ++x)
+              acc = Ops::Combine(acc, Ops::Load(d1, a.src + srcAt(c, y, x)));
+        if constexpr (!Cfg::isMax) {  // average
+          const float area = a.excludePad ? static_cast<float>(wy.Size() * wx.Size()) : a.divisor;
+          acc = hn::Div(acc, hn::Set(d1, area));
+        }
+        const size_t o = kNhwc ? (dy * a.dstW + dx) * a.dstC + dc : (dc * a.dstH + dy) * a.dstW + dx;
+        Ops::Store(d1, acc, a.dst + o);
+      }
+    }
+  }
+}
+
+// NCHW vertical step with bounds-checked loads: out[x] for x < W (whole
+// vectors) reduces the clipped channel window wc and row window wy.
+template <class Ops, class D, typename T>
+HWY_INLINE void PoolColumnsChecked(D d, const T* src, size_t srcTotal, size_t plane, size_t W,
+                                   const detail::PoolWindow& wc, const detail::PoolWindow& wy,
+                                   typename Ops::L* out) {
+  const size_t N = hn::Lanes(d);
+  for (size_t x = 0; x < W; x += N) {
+    auto acc = Ops::Identity(d);
+    for (size_t c = wc.begin; c < wc.end; ++c) {
+      for (size_t y = wy.begin; y < wy.end; ++y) {
+        const size_t o = c * plane + y * W + x;
+        acc = Ops::Combine(acc, PoolLoadSrc<Ops>(d, src + o, srcTotal - o));
+      }
+    }
+    hn::StoreU(acc, d, out + x);
+  }
+}
+
+// An average's division, by areas[i] (excludePad: each output's clipped
+// area) or, with no areas, by `divisor`; max values pass through.
+template <class Ops, class D>
+HWY_INLINE hn::Vec<D> PoolDivide(D d, hn::Vec<D> v, const typename Ops::L* areas, size_t i,
+                                 typename Ops::L divisor) {
+  if constexpr (Ops::kDivides) {
+    v = hn::Div(v, areas ? hn::LoadU(d, areas + i) : hn::Set(d, divisor));
+  }
+  return v;
+}
+
+// The first term of a reduction: averages start from +0 (so that every path
+// adds in one order and -0 sums come out +0), max needs no identity.
+template <class Ops, class D>
+HWY_INLINE hn::Vec<D> PoolStart(D d, hn::Vec<D> v) {
+  if constexpr (Ops::kOrderFree) return v;
+  return Ops::Combine(Ops::Identity(d), v);
+}
+
+// An average's +0 added once at the end of a window's sum instead of at the
+// start of each of its chains (PoolStart): the same bits, since a sum is -0
+// only when every term is -0 and no +0 joins it, wherever it joins. Paths
+// bound by fp32 adds spend one add per output vector instead of one per
+// chain (3x3 s2 NCHW: three).
+template <class Ops, class D>
+HWY_INLINE hn::Vec<D> PoolEnd(D d, hn::Vec<D> v) {
+  if constexpr (Ops::kOrderFree) return v;
+  return Ops::Combine(v, Ops::Identity(d));
+}
+
+// The vertical step of kRows (1 to 3) rows `pitch` apart from p, in
+// PoolRows' order: from +0 for averages (unless kStart is false: the caller
+// adds it with PoolEnd), then the rows in order.
+template <class Ops, size_t kRows, bool kStart = true, class D, typename T>
+HWY_INLINE hn::Vec<D> PoolColumn(D d, const T* p, size_t pitch) {
+  static_assert(kRows >= 1 && kRows <= 3, "1 to 3 rows");
+  hn::Vec<D> acc = Ops::Load(d, p);
+  if constexpr (kStart) acc = PoolStart<Ops>(d, acc);
+  if constexpr (kRows >= 2) acc = Ops::Combine(acc, Ops::Load(d, p + pitch));
+  if constexpr (kRows >= 3) acc = Ops::Combine(acc, Ops::Load(d, p + 2 * pitch));
+  return acc;
+}
+
+// Averages with excludePad: areas[r*pitch + j] = height(r) * widths[j] for
+// r < rows, j < cols, a vector at a time (element by element, the windows'
+// arithmetic or conversions cost as much as the pooling). A row's last
+// vector spills into the next row, written after, or past the last one.
+// Products are exact while `exact` (kY*kX < 2^24); otherwise one rounding
+// of the integer product.
+template <class D, class Height>
+HWY_INLINE void PoolAreaRows(D d, hn::TFromD<D>* areas, size_t rows, size_t pitch, size_t cols,
+                             const hn::TFromD<D>* widths, bool exact, const Height& height) {
+  using L = hn::TFromD<D>;
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t hy = height(r);
+    L* row = areas + r * pitch;
+    if (exact) {
+      const auto h = hn::Set(d, static_cast<L>(hy));
+      for (size_t j = 0; j < cols; j += hn::Lanes(d)) {
+        hn::StoreU(hn::Mul(h, hn::LoadU(d, widths + j)), d, row + j);
+      }
+    } else {
+      for (size_t j = 0; j < cols; ++j) row[j] = static_cast<L>(hy * static_cast<size_t>(widths[j]));
+    }
+  }
+}
+
+// bf16 averages: the vertical step of kRows rows, `pitch` elements apart
+// from p, over 2N consecutive elements read as N 32-bit lanes: e sums the
+// even elements and od the odd ones (BF16LanesToF32), in PoolRows' order
+// (without the +0 when kStart is false, as in PoolColumn). p starts a
+// 32-bit lane except in the AVX-512 pick rows, whose unaligned loads take
+// any address.
+template <class Ops, size_t kRows, bool kStart = true, class D, typename T>
+HWY_INLINE void PoolBF16LaneRows(D d, const T* p, size_t pitch, hn::Vec<D>& e, hn::Vec<D>& od) {
+  hn::Vec<D> re, ro;
+  LoadBF16Pair(d, p, re, ro);
+  e = kStart ? PoolStart<Ops>(d, re) : re;
+  od = kStart ? PoolStart<Ops>(d, ro) : ro;
+  for (size_t r = 1; r < kRows; ++r) {
+    LoadBF16Pair(d, p + r * pitch, re, ro);
+    e = Ops::Combine(e, re);
+    od = Ops::Combine(od, ro);
+  }
+}
+
+// Taps k .. kTaps - 1 of PoolTapSum, unrolled by recursion (GCC kept a
+// loop over the taps, with a branch on k's parity, once rows were added):
+// with two chains, odd taps go to acc2.
+// tapAt receives k as a std::integral_constant (it converts to size_t), so
+// that a tap may use it as a template argument.
+template <class Ops, size_t k, size_t kTaps, bool kTwoChains, class V, class TapAt>
+HWY_INLINE void PoolTapChain(V& acc, V& acc2, const TapAt& tapAt) {
+  if constexpr (k < kTaps) {
+    if constexpr (kTwoChains && k % 2 == 1) {
+      acc2 = Ops::Combine(acc2, tapAt(std::integral_constant<size_t, k>()));
+    } else {
+      acc = Ops::Combine(acc, tapAt(std::integral_constant<size_t, k>()));
+    }
+    PoolTapChain<Ops, k + 1, kTaps, kTwoChains>(acc, acc2, tapAt);
+  }
+}
+
+// tapAt(0) (+) tapAt(1) (+) ... (+) tapAt(kTaps - 1) in tap order (averages
+// keep one order in every path; max runs two chains).
+template <class Ops, size_t kTaps, class TapAt>
+HWY_INLINE auto PoolTapSum(const TapAt& tapAt) {
+  constexpr bool kTwoChains = Ops::kOrderFree && kTaps >= 3;
+  auto acc = tapAt(std::integral_constant<size_t, 0>());
+  auto acc2 = kTwoChains ? tapAt(std::integral_constant<size_t, 1>()) : acc;
+  PoolTapChain<Ops, kTwoChains ? 2 : 1, kTaps, kTwoChains>(acc, acc2, tapAt);
+  if constexpr (kTwoChains) acc = Ops::Combine(acc, acc2);
+  return acc;
+}
+
+// The compile-time unrolled tap counts: f(std::integral_constant<size_t, n>())
+// for n in 1..7 (returns true), nothing for other n (false). 3 and 2 (3x3
+// and 2x2 windows) come ahead of the jump table: narrow rows (112-byte u8
+// rows of 3x3 s2) pay the dispatch once per row.
+template <class F>
+HWY_INLINE bool PoolWithTapCount(size_t n, const F& f) {
+  using C1 = std::integral_constant<size_t, 1>;
+  using C2 = std::integral_constant<size_t, 2>;
+  using C3 = std::integral_constant<size_t, 3>;
+  using C4 = std::integral_constant<size_t, 4>;
+  using C5 = std::integral_constant<size_t, 5>;
+  using C6 = std::integral_constant<size_t, 6>;
+  using C7 = std::integral_constant<size_t, 7>;
+  if (n == 3) return f(C3()), true;
+  if (n == 2) return f(C2()), true;
+  switch (n) {
+    case 1: return f(C1()), true;
+    case 4: return f(C4()), true;
+    case 5: return f(C5()), true;
+    case 6: return f(C6()), true;
+    case 7: return f(C7()), true;
+    default: return false;
+  }
+}
+
+// For rows r < `rows` and x = 0, N, 2N, ... < len: emit(r, x, tap(r, x, 0)
+// (+) tap(r, x, 1) (+) ... (+) tap(r, x, n - 1)), combined in tap order
+// (averages keep one order in every path; max runs two chains). Up to 7 taps
+// are unrolled at compile time: the per-tap loop bookkeeping cost more than
+// the arithmetic on 5-tap windows. PoolTapsRows dispatches the tap count
+// once for all rows: one-vector rows (5x5 stride-1 windows on 64-wide
+// planes) paid the dispatch as much as the arithmetic.
+template <class Ops, size_t kTaps, class D, class Tap, class Emit>
+HWY_INLINE void PoolTapsFixed(D d, size_t rows, size_t len, const Tap& tap, const Emit& emit) {
+  const size_t N = hn::Lanes(d);
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t x = 0; x < len; x += N) {
+      const auto tapAt = [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE { return tap(r, x, k); };
+      emit(r, x, PoolTapSum<Ops, kTaps>(tapAt));
+    }
+  }
+}
+
+template <class Ops, class D, class Tap, class Emit>
+HWY_INLINE void PoolTapsRows(D d, size_t n, size_t rows, size_t len, const Tap& tap,
+                             const Emit& emit) {
+  if (PoolWithTapCount(n, [&](auto k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        PoolTapsFixed<Ops, decltype(k)::value>(d, rows, len, tap, emit);
+      })) {
+    return;
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t x = 0; x < len; x += hn::Lanes(d)) {
+      hn::Vec<D> acc = tap(r, x, 0);
+      for (size_t k = 1; k < n; ++k) acc = Ops::Combine(acc, tap(r, x, k));
+      emit(r, x, acc);
+    }
+  }
+}
+
+// PoolTapsRows of one row: tap(x, k), emit(x, v).
+template <class Ops, class D, class Tap, class Emit>
+HWY_INLINE void PoolTaps(D d, size_t n, size_t len, const Tap& tap, const Emit& emit) {
+  PoolTapsRows<Ops>(
+      d, n, 1, len,
+      [&](size_t, size_t x, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE { return tap(x, k); },
+      [&](size_t, size_t x, hn::Vec<D> v) HWY_ATTR SYNETK_LAMBDA_INLINE { emit(x, v); });
+}
+
+// Vertical step over n >= 1 rows at src, src + stride, ...: out[x] for
+// x < len, rounded up to whole vectors (the caller made them readable).
+// Averages start from +0 and add the rows in order, like every other path.
+template <class Ops, class D, typename T>
+HWY_INLINE void PoolRows(D d, const T* src, size_t stride, size_t n, size_t len,
+                         typename Ops::L* out, bool prefetch) {
+  // The new rows (stride 2) of the output row after next: one row ahead was
+  // too close to cover L3 latency on narrow NCHW rows (-5-15%).
+  const T* ahead = src + (n + 2) * stride;
+  PoolTaps<Ops>(
+      d, n, len,
+      [&](size_t x, size_t y) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        const hn::Vec<D> v = Ops::Load(d, src + y * stride + x);
+        return y == 0 ? PoolStart<Ops>(d, v) : v;
+      },
+      [&](size_t x, hn::Vec<D> acc) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        if (prefetch) {
+          hwy::Prefetch(ahead + x);
+          hwy::Prefetch(ahead + stride + x);
+        }
+        hn::StoreU(acc, d, out + x);
+      });
+}
+
+// NCHW vertical step of output row dy over the channel window wc into
+// out[x], x < srcW rounded up to whole vectors: unchecked and unrolled (2D)
+// where every load stays inside src, bounds-checked elsewhere.
+template <class Ops, class D, typename T>
+HWY_INLINE void PoolNchwColumns(D d, const detail::PoolArgs<T>& a, const detail::PoolWindow& wc,
+                                size_t dy, typename Ops::L* out, bool prefetch) {
+  const size_t W = a.srcW, plane = a.srcH * W, srcTotal = a.srcC * plane;
+  const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, a.srcH);
+  const size_t first = wc.begin * plane + wy.begin * W;
+  const size_t last = (wc.end - 1) * plane + (wy.end - 1) * W;
+  if (wc.Size() == 1 && last + PoolRoundUp(W, hn::Lanes(d)) <= srcTotal) {
+    PoolRows<Ops>(d, a.src + first, W, wy.Size(), W, out, prefetch);
+  } else {
+    PoolColumnsChecked<Ops>(d, a.src, srcTotal, plane, W, wc, wy, out);
+  }
+}
+
+// Lanes shift .. shift + N - 1 of {lo, hi} through memory: targets without
+// a whole-vector lane shift (scalable vectors, or wider than one block).
+template <class D>
+HWY_INLINE hn::Vec<D> PoolShiftInBuffered(D d, hn::Vec<D> lo, hn::Vec<D> hi, size_t shift) {
+  const size_t N = hn::Lanes(d);
+  HWY_ALIGN hn::TFromD<D> buf[2 * kMaxLanes<hn::TFromD<D>>];
+  hn::Store(lo, d, buf);
+  hn::Store(hi, d, buf + N);
+  return hn::LoadU(d, buf + shift);
+}
+
+// Lanes kShift .. kShift + N - 1 of the concatenation {lo, hi} (lo's lanes
+// first), for 0 <= kShift <= N on targets of fixed width: a window's tap k
+// from two aligned loads instead of one unaligned load per tap (on AVX-512
+// every unaligned load splits a cache line).
+template <size_t kShift, class D>
+HWY_INLINE hn::Vec<D> PoolShiftIn(D d, hn::Vec<D> lo, hn::Vec<D> hi) {
+  constexpr size_t kN = hn::MaxLanes(D());
+  static_assert(kShift <= kN, "a shift within two vectors");
+  if constexpr (kShift == 0) {
+    (void)d;
+    (void)hi;
+    return lo;
+  } else if constexpr (kShift == kN) {
+    (void)d;
+    (void)lo;
+    return hi;
+  } else {
+    constexpr int kBytes = static_cast<int>(kShift * sizeof(hn::TFromD<D>));
+    const hn::Repartition<uint8_t, D> d8;
+    const auto l8 = hn::BitCast(d8, lo), h8 = hn::BitCast(d8, hi);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (kBytes % 4 == 0) {  // whole 32-bit lanes: one valignd
+      return hn::BitCast(d, hn::Vec512<uint8_t>{_mm512_alignr_epi32(h8.raw, l8.raw, kBytes / 4)});
+    } else {
+      // The 16-byte blocks kBytes / 16 and the next of {lo, hi}, then bytes
+      // within each block.
+      constexpr int kBlock = kBytes / 16;
+      const __m512i a = kBlock == 0 ? l8.raw : _mm512_alignr_epi32(h8.raw, l8.raw, 4 * kBlock);
+      const __m512i c = kBlock == 3 ? h8.raw : _mm512_alignr_epi32(h8.raw, l8.raw, 4 * kBlock + 4);
+      return hn::BitCast(d, hn::Vec512<uint8_t>{_mm512_alignr_epi8(c, a, kBytes % 16)});
+    }
+#elif HWY_TARGET == HWY_AVX2
+    const auto mid = hn::ConcatLowerUpper(d8, h8, l8);  // {lo's upper block, hi's lower}
+    const auto a = kBytes < 16 ? l8 : mid;
+    const auto c = kBytes < 16 ? mid : h8;
+    if constexpr (kBytes % 16 == 0) return hn::BitCast(d, a);
+    return hn::BitCast(d, hn::CombineShiftRightBytes<kBytes % 16>(d8, c, a));
+#elif HWY_TARGET != HWY_SCALAR  // (one lane: shifts are 0 or 1)
+    if constexpr (kN * sizeof(hn::TFromD<D>) == 16) {  // one block: SSE, NEON, EMU128
+      return hn::BitCast(d, hn::CombineShiftRightBytes<kBytes>(d8, h8, l8));
+    } else {
+      return PoolShiftInBuffered(d, lo, hi, kShift);
+    }
+#endif
+  }
+}
+
+// Whether PoolTwoTables serves lanes of type L on this target: vpermt2b
+// (VBMI), vpermt2w / vpermt2d on AVX-512, two vpermps and a blend on AVX2.
+template <typename L>
+inline constexpr bool kPoolHasTwoTables =
+#if HWY_TARGET == HWY_AVX3_DL
+    true;
+#elif HWY_TARGET == HWY_AVX3
+    sizeof(L) >= 2;
+#elif HWY_TARGET == HWY_AVX2
+    sizeof(L) == 4;
+#else
+    false;
+#endif
+
+// Lanes idx[i] of the 2N lanes {a, b} (lanes of a first), where
+// kPoolHasTwoTables.
+template <class D>
+HWY_INLINE hn::Vec<D> PoolTwoTables(D d, hn::Vec<D> a, hn::Vec<D> b,
+                                    hn::Vec<hn::RebindToUnsigned<D>> idx) {
+  static_assert(kPoolHasTwoTables<hn::TFromD<D>>, "a two-table permutation on this target");
+  const hn::RebindToUnsigned<D> du;
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  const __m512i ai = hn::BitCast(du, a).raw, bi = hn::BitCast(du, b).raw;
+  if constexpr (sizeof(hn::TFromD<D>) == 1) {
+#if HWY_TARGET == HWY_AVX3_DL
+    return hn::BitCast(d, hn::Vec512<uint8_t>{_mm512_permutex2var_epi8(ai, idx.raw, bi)});
+#endif
+  } else if constexpr (sizeof(hn::TFromD<D>) == 2) {
+    return hn::BitCast(d, hn::Vec512<uint16_t>{_mm512_permutex2var_epi16(ai, idx.raw, bi)});
+  } else {
+    return hn::BitCast(d, hn::Vec512<uint32_t>{_mm512_permutex2var_epi32(ai, idx.raw, bi)});
+  }
+#elif HWY_TARGET == HWY_AVX2
+  const hn::Repartition<float, D> df;
+  const auto lanes = hn::And(idx, hn::Set(du, 7u));
+  const auto fromA = hn::TableLookupLanes(hn::BitCast(df, a), hn::IndicesFromVec(df, lanes));
+  const auto fromB = hn::TableLookupLanes(hn::BitCast(df, b), hn::IndicesFromVec(df, lanes));
+  const auto inB = hn::RebindMask(df, hn::Gt(idx, hn::Set(du, 7u)));
+  return hn::BitCast(d, hn::IfThenElse(inB, fromB, fromA));
+#else
+  (void)d;
+  (void)du;
+  (void)b;
+  (void)idx;
+  return a;
+#endif
+}
+
+// The largest kernelX of the stacked NCHW rows and of the NHWC flat and
+// planar rows (their taps are unrolled or looped over a padded row buffer).
+inline constexpr size_t kPoolStackedMaxKernel = 32;
+
+}  // namespace HWY_NAMESPACE
+SYNETK_NAMESPACE_END
+HWY_AFTER_NAMESPACE();
+
+#endif  // toggle guard

@@ -1,0 +1,787 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Pooling in NCHW (per target): the stacked rows of small kernels and the
+// row-buffer path for any window, global pooling over whole planes, and the
+// stride-2 rows that tile the row exactly (half width).
+
+#if defined(SYNETK_OPS_POOLING_NCHW_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SYNETK_OPS_POOLING_NCHW_INL_H_
+#undef SYNETK_OPS_POOLING_NCHW_INL_H_
+#else
+#define SYNETK_OPS_POOLING_NCHW_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include <hwy/highway.h>
+
+#include "synetk/ops/pooling_common-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+SYNETK_NAMESPACE_BEGIN
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+
+// Max windows of kTaps rows, output rows one input row apart, in pairs:
+// rows 1 .. kTaps - 1 of the first window are the second window's first
+// rows, so a pair takes kTaps + 1 loads instead of 2 * kTaps. `rows` is even.
+template <class Ops, size_t kTaps, class D, class Row, class Emit>
+HWY_INLINE void PoolStackPairs(D d, size_t rows, size_t W, const Row& row, const Emit& emit) {
+  const size_t N = hn::Lanes(d);
+  for (size_t r = 0; r < rows; r += 2) {
+    for (size_t x = 0; x < W; x += N) {
+      const auto shared = PoolTapSum<Ops, kTaps - 1>(
+          [&](auto k) HWY_ATTR SYNETK_LAMBDA_INLINE { return row(r + 1 + k, x); });
+      emit(r, x, Ops::Combine(row(r, x), shared));
+      emit(r + 1, x, Ops::Combine(shared, row(r + kTaps, x)));
+    }
+  }
+}
+
+// PoolNchwStacked's vertical step of `rows` output rows whose n input rows
+// (`stride` apart) lie inside src, the first at s + r*step for row r: into
+// out + r*outStep, x < W, then the padding past W is restored. Its own
+// function, like the horizontal step below: inside PoolNchwStacked, GCC
+// kept the loop bounds on the stack.
+template <class Ops, class D, typename T>
+HWY_NOINLINE void PoolStackRows(D d, size_t n, size_t rows, const T* HWY_RESTRICT s,
+                                size_t step, size_t stride, size_t W,
+                                typename Ops::L* HWY_RESTRICT out, size_t outStep) {
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const auto emit = [=](size_t r, size_t x, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    typename Ops::L* seg = out + r * outStep;
+    hn::StoreU(v, d, seg + x);
+    if (x + N >= W) hn::StoreU(Ops::Identity(d), d, seg + W);
+  };
+  size_t first = 0;  // rows before it went in pairs
+  if constexpr (Ops::kOrderFree) {
+    // Row r's stores spill up to a vector past W: in pairs, that must not
+    // reach row r + 1, written alongside.
+    if (step == stride && n >= 2 && n <= 7 && rows >= 2 && outStep >= W + N) {
+      // Input row i of the block at s + i*stride.
+      const auto row = [=](size_t i, size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        return Ops::Load(d, s + i * stride + x);
+      };
+      const size_t even = rows & ~size_t{1};
+      // Its own switch (2..7, no unused 1): through PoolWithTapCount, u8
+      // 32x64x64 5x5 ran 4.3 -> 4.8 us.
+      switch (n) {
+        case 2: PoolStackPairs<Ops, 2>(d, even, W, row, emit); break;
+        case 3: PoolStackPairs<Ops, 3>(d, even, W, row, emit); break;
+        case 4: PoolStackPairs<Ops, 4>(d, even, W, row, emit); break;
+        case 5: PoolStackPairs<Ops, 5>(d, even, W, row, emit); break;
+        case 6: PoolStackPairs<Ops, 6>(d, even, W, row, emit); break;
+        default: PoolStackPairs<Ops, 7>(d, even, W, row, emit); break;
+      }
+      first = even;
+    }
+  }
+  // Rows [first, rows) one by one.
+  PoolTapsRows<Ops>(
+      d, n, rows - first, W,
+      [=](size_t r, size_t x, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        const V v = Ops::Load(d, s + (first + r) * step + k * stride + x);
+        return k == 0 ? PoolStart<Ops>(d, v) : v;
+      },
+      [=](size_t r, size_t x, V v) HWY_ATTR SYNETK_LAMBDA_INLINE { emit(first + r, x, v); });
+}
+
+// PoolSlideRows with aligned segments (Wseg and R whole vectors): output
+// vector j of a row takes its kTaps taps from the aligned vectors at j and
+// j + N, shifted in registers (one load per output vector, not kTaps).
+template <class Ops, size_t kTaps, class D, class Emit>
+HWY_INLINE void PoolSlideAligned(D d, size_t rows, const typename Ops::L* HWY_RESTRICT R,
+                                 size_t Wseg, size_t len, const Emit& emit) {
+  using V = hn::Vec<D>;
+  constexpr size_t kN = hn::MaxLanes(D());
+  for (size_t r = 0; r < rows; ++r) {
+    const typename Ops::L* const row = R + r * Wseg;
+    V lo = hn::Load(d, row);
+    for (size_t j = 0; j < len; j += kN) {
+      const V hi = hn::Load(d, row + j + kN);
+      emit(r, j, PoolTapSum<Ops, kTaps>([&](auto k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+             return PoolShiftIn<decltype(k)::value>(d, lo, hi);
+           }));
+      lo = hi;
+    }
+  }
+}
+
+// PoolNchwStacked's horizontal step for stride 1 and rows of at least one
+// vector: output row r (dstW outputs at dst + r*dstW, of which `avail` from
+// dst on may be written) reduces kX taps of the segment at R + r*Wseg.
+// Averages divide by areas[r*G + j] (excludePad) or else by `divisor`.
+template <class Ops, class D, typename T>
+HWY_NOINLINE void PoolSlideRows(D d, size_t kX, size_t rows, const typename Ops::L* HWY_RESTRICT R,
+                                size_t Wseg, T* HWY_RESTRICT dst, size_t dstW, size_t avail,
+                                const typename Ops::L* HWY_RESTRICT areas, size_t G,
+                                typename Ops::L divisor) {
+  using V = hn::Vec<D>;
+  const auto emit = [=](size_t r, size_t j, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    const size_t o = r * dstW + j;
+    PoolStoreDst<Ops>(d, PoolDivide<Ops>(d, v, areas, r * G + j, divisor), dst + o, avail - o);
+  };
+#if !HWY_HAVE_SCALABLE
+  constexpr size_t kN = hn::MaxLanes(D());
+  // AVX2 16-bit averages keep the loads: their stores already take two
+  // shuffles per vector, and the shifted taps made them slower (32x64x64
+  // 5x5 bf16 on Zen 5: 35 -> 40 us; f32 and max gained).
+  constexpr bool kShiftTaps = !(HWY_TARGET == HWY_AVX2 && Ops::kDivides && sizeof(T) == 2);
+  // PoolNchwStacked aligns R and makes Wseg whole vectors for these rows.
+  HWY_DASSERT(Wseg % kN == 0 && reinterpret_cast<uintptr_t>(R) % (kN * sizeof(*R)) == 0);
+  if (kShiftTaps && kX <= kN + 1 &&
+      PoolWithTapCount(kX, [&](auto k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        // (taps past kN + 1 are ruled out above; the bound keeps them compiling)
+        PoolSlideAligned<Ops, HWY_MIN(decltype(k)::value, kN + 1)>(d, rows, R, Wseg, dstW, emit);
+      })) {
+    return;
+  }
+#endif
+  PoolTapsRows<Ops>(
+      d, kX, rows, dstW,
+      [=](size_t r, size_t j, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        return hn::LoadU(d, R + r * Wseg + j + k);
+      },
+      emit);
+}
+
+// NCHW with small kernels: the padded rows of a block of output rows are
+// stacked in R, each segment Wseg = G*sX lanes long (G >= dstW outputs, the
+// extra ones unused), so that output j of the block reads R[j*sX + k]: one
+// flat, vectorized horizontal pass per block however narrow the rows are.
+// Reads of real outputs stay inside their segment or the next segment's left
+// padding, which always holds identity elements.
+template <class Cfg, class D>
+void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  using T = typename Cfg::Elem;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t H = a.srcH, W = a.srcW;
+  // Stores may spill past a row onto outputs written later, never past the part.
+  const size_t dstTotal = a.end * a.dstH * a.dstW;
+  const size_t need = HWY_MAX(a.pX + W, (a.dstW - 1) * a.sX + a.kX - a.pX);
+  // Stride-1 rows of at least one vector of outputs (PoolSlideRows) start
+  // on whole vectors, a vector or more apart from the end of one row to the
+  // start of the next (PoolStackPairs).
+  const size_t gMin = (need + a.sX - 1) / a.sX;
+  const size_t G = a.sX == 1 && a.dstW >= N ? PoolRoundUp(HWY_MAX(gMin, W + N), N) : gMin;
+  const size_t Wseg = G * a.sX;
+  const size_t B = HWY_MAX(size_t{1}, HWY_MIN(a.dstH, 4096 / Wseg));  // rows per block
+  const size_t flat = PoolRoundUp(B * G, N);
+  const size_t rowLen = flat * a.sX + a.kX + (a.sX + 3) * N + Wseg + PoolRoundUp(W, N);
+  L* R = PoolAlignLanes(PoolScratch<L, 0>(rowLen + N), N);
+  const V ident = Ops::Identity(d);
+  for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
+  hn::StoreU(ident, d, R + rowLen - N);
+  const bool direct = G == a.dstW;  // block outputs are contiguous in dst
+  const bool perRow = !direct && a.dstW >= N;
+  T* O = direct || perRow ? nullptr : PoolScratch<T, 1>(flat);
+  // Average with excludePad: the clipped area of every output of a plane.
+  L* areas = nullptr;
+  if constexpr (!Cfg::isMax) {
+    if (a.excludePad) {
+      // Row height times column width (PoolAreaRows).
+      const size_t gUp = PoolRoundUp(G, N);
+      areas = PoolScratch<L, 2>(PoolRoundUp(a.dstH * G, N) + flat + gUp);
+      L* widths = PoolScratch<L, 3>(gUp);
+      for (size_t g = 0; g < gUp; ++g) {
+        widths[g] =
+            g < a.dstW ? static_cast<L>(detail::PoolWindow(g, a.sX, a.pX, a.kX, W).Size()) : L(1);
+      }
+      PoolAreaRows(d, areas, a.dstH, G, G, widths, a.kY * a.kX < (size_t{1} << 24),
+                   [&](size_t dy) { return detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size(); });
+      PoolFill(d, areas + a.dstH * G, PoolRoundUp(a.dstH * G, N) + flat - a.dstH * G, L(1));
+    }
+  }
+  // Locals, not a's fields: vector stores may alias anything, so the
+  // compiler would reload every field after each store.
+  const size_t kX = a.kX, sX = a.sX, dstW = a.dstW;
+  T* const dst = a.dst;
+  const L divisor = static_cast<L>(a.divisor);
+  // Horizontal step over len outputs of the stacked rows at r (forced inline:
+  // called once per row, it ran 5x5 windows at 0.12 of memcpy, not 0.18).
+  auto horizontal = [&](const L* r, size_t len, const auto& emit) SYNETK_LAMBDA_INLINE {
+    if (sX == 1) {
+      PoolTaps<Ops>(d, kX, len, [&](size_t j, size_t k) { return hn::LoadU(d, r + j + k); }, emit);
+    } else {
+      for (size_t j = 0; j < len; j += N) emit(j, PoolRowStrided<Ops>(d, r + j * sX, 0, kX, sX));
+    }
+  };
+  // Average: divide by the window's area (areas[i]: the vector's outputs).
+  auto average = [=](V v, size_t i) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    return PoolDivide<Ops>(d, v, areas, i, divisor);
+  };
+  // Output rows [yLo, yEnd) read kY unclipped input rows; in plane p they
+  // are read unchecked up to InteriorEnd(p) (vectors past W stay inside src).
+  const size_t kY = a.kY, sY = a.sY, pX = a.pX;
+  const size_t plane = H * W, srcTotal = a.srcC * plane, wUp = PoolRoundUp(W, N);
+  const size_t yLo = (a.pY + sY - 1) / sY;
+  const size_t yEnd = H + a.pY >= kY ? HWY_MIN(a.dstH, (H + a.pY - kY) / sY + 1) : 0;
+  auto interiorEnd = [=](size_t p) {
+    const size_t avail = srcTotal - p * plane;  // elements from the plane's start
+    if (avail < wUp + (kY - 1) * W) return size_t{0};
+    const size_t lastTop = (avail - wUp) / W - (kY - 1);  // input row of the last window's top
+    return HWY_MIN(yEnd, (lastTop + a.pY) / sY + 1);
+  };
+  for (size_t dc = a.begin; dc < a.end; ++dc) {
+    const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, a.srcC);
+    const size_t safeEnd = wc.Size() == 1 ? interiorEnd(wc.begin) : 0;
+    const T* const top = a.src + wc.begin * plane;  // input row 0 of the plane
+    for (size_t dy0 = 0; dy0 < a.dstH; dy0 += B) {
+      const size_t nb = HWY_MIN(B, a.dstH - dy0);
+      // Interior rows [i0, i1) of the block in one tight loop; the clipped
+      // ones (and those near the end of src) one by one.
+      const size_t i0 = HWY_MIN(HWY_MAX(dy0, yLo), dy0 + nb);
+      const size_t i1 = HWY_MAX(i0, HWY_MIN(dy0 + nb, safeEnd));
+      for (size_t b = 0; b < nb; ++b) {
+        if (dy0 + b == i0 && i1 > i0) {
+          PoolStackRows<Ops>(d, kY, i1 - i0, top + (i0 * sY - a.pY) * W, sY * W, W, W,
+                             R + (i0 - dy0) * Wseg + pX, Wseg);
+          b = i1 - dy0 - 1;
+          continue;
+        }
+        L* seg = R + b * Wseg + pX;
+        PoolNchwColumns<Ops>(d, a, wc, dy0 + b, seg, detail::softwarePrefetch);
+        hn::StoreU(ident, d, seg + W);  // lanes past W: restore the padding
+      }
+      const size_t base = (dc * a.dstH + dy0) * dstW;
+      if (perRow && sX == 1) {
+        // Wide rows: each output row straight into dst (lanes past the row
+        // land on outputs written later).
+        PoolSlideRows<Ops>(d, kX, nb, R, Wseg, dst + base, dstW, dstTotal - base,
+                           areas ? areas + dy0 * G : nullptr, G, divisor);
+        continue;
+      }
+      if (perRow) {
+        for (size_t b = 0; b < nb; ++b) {
+          const size_t ob = base + b * dstW;
+          const size_t areaRow = (dy0 + b) * G;
+          horizontal(R + b * Wseg, dstW, [&](size_t j, V v) {
+            PoolStoreDst<Ops>(d, average(v, areaRow + j), dst + ob + j, dstTotal - (ob + j));
+          });
+        }
+        continue;
+      }
+      horizontal(R, nb * G, [&](size_t j, V v) {
+        v = average(v, dy0 * G + j);
+        if (direct) {
+          // Lanes past the block land on outputs written later.
+          PoolStoreDst<Ops>(d, v, dst + base + j, dstTotal - (base + j));
+        } else {
+          Ops::Store(d, v, O + j);
+        }
+      });
+      if (!direct) {
+        for (size_t b = 0; b < nb; ++b) {
+          std::memcpy(static_cast<void*>(dst + base + b * dstW), O + b * G, dstW * sizeof(T));
+        }
+      }
+    }
+  }
+}
+
+template <class Cfg, class D>
+void PoolNchw(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t H = a.srcH, W = a.srcW, plane = H * W;
+  // Stores may spill past a row onto outputs written later, never past the part.
+  const size_t srcTotal = a.srcC * plane, dstTotal = a.end * a.dstH * a.dstW;
+  const size_t nDx = PoolRoundUp(a.dstW, N), wUp = PoolRoundUp(W, N);
+  const size_t rowLen = a.pX + wUp + nDx * a.sX + a.kX + (a.sX + 3) * N;
+  L* R = PoolScratch<L, 0>(rowLen);
+  const V ident = Ops::Identity(d);
+  for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
+  hn::StoreU(ident, d, R + rowLen - N);
+  // Average with excludePad: clipped widths of the output columns.
+  L* widths = nullptr;
+  if constexpr (!Cfg::isMax) {
+    widths = PoolScratch<L, 1>(nDx);
+    for (size_t dx = 0; dx < nDx; ++dx) {
+      widths[dx] = dx < a.dstW ? static_cast<L>(detail::PoolWindow(dx, a.sX, a.pX, a.kX, W).Size()) : L(1);
+    }
+  }
+  L* row = R + a.pX;
+  for (size_t dc = a.begin; dc < a.end; ++dc) {
+    const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, a.srcC);
+    for (size_t dy = 0; dy < a.dstH; ++dy) {
+      const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, H);
+      PoolColumnsChecked<Ops>(d, a.src, srcTotal, plane, W, wc, wy, row);
+      hn::StoreU(ident, d, row + W);  // lanes past W came from the next row
+      const size_t base = (dc * a.dstH + dy) * a.dstW;
+      for (size_t dx = 0; dx < a.dstW; dx += N) {
+        // Window offsets k that reach input columns in some lane.
+        const size_t lastStart = (dx + N - 1) * a.sX;
+        const size_t kBegin = a.pX > lastStart ? a.pX - lastStart : 0;
+        const size_t kEnd = HWY_MIN(a.kX, a.pX + W - dx * a.sX);
+        V v = PoolRowStrided<Ops>(d, R + dx * a.sX, kBegin, kEnd, a.sX);
+        if constexpr (!Cfg::isMax) {  // average: divide by the window's area
+          const V hy = hn::Set(d, static_cast<L>(wy.Size()));
+          v = hn::Div(v, a.excludePad ? hn::Mul(hy, hn::LoadU(d, widths + dx))
+                                      : hn::Set(d, a.divisor));
+        }
+        // Lanes past dstW land in the next row, which is written later.
+        PoolStoreDst<Ops>(d, v, a.dst + base + dx, dstTotal - (base + dx));
+      }
+    }
+  }
+}
+
+
+// NCHW max over whole planes (global pooling): each plane is contiguous, so
+// it is reduced flat, then across lanes.
+template <class Cfg, class D>
+void PoolNchwGlobalMax(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t plane = a.srcH * a.srcW, srcTotal = a.srcC * plane;
+  const hn::CappedTag<L, 16 / sizeof(L)> dq;  // at most 128 bits: divides N
+  const size_t NQ = hn::Lanes(dq);
+  const hn::CappedTag<L, 1> d1;
+  const V ident = Ops::Identity(d);
+  HWY_ALIGN L buf[kMaxLanes<L>];
+  for (size_t c = a.begin; c < a.end; ++c) {
+    const size_t o = c * plane;
+    V acc = ident;
+    size_t i = 0;
+    for (; i + N <= plane; i += N) acc = Ops::Combine(acc, Ops::Load(d, a.src + o + i));
+    if (i < plane) {  // lanes past the plane belong to the next one
+      const V t = PoolLoadSrc<Ops>(d, a.src + o + i, srcTotal - (o + i));
+      acc = Ops::Combine(acc, hn::IfThenElse(hn::FirstN(d, plane - i), t, ident));
+    }
+    hn::Store(acc, d, buf);
+    auto q = hn::Load(dq, buf);
+    for (size_t j = NQ; j < N; j += NQ) q = Ops::Combine(q, hn::Load(dq, buf + j));
+    if constexpr (std::is_same_v<L, float>) {  // lane by lane, as every other path combines NaN
+      hn::Store(q, dq, buf);
+      auto m = hn::Load(d1, buf);
+      for (size_t j = 1; j < NQ; ++j) m = Ops::Combine(m, hn::Load(d1, buf + j));
+      Ops::Store(d1, m, a.dst + c);
+    } else {  // integer keys: a chain of 16 one-lane maxes per plane cost more than the loads
+      Ops::Store(d1, hn::Set(d1, hn::GetLane(hn::MaxOfLanes(dq, q))), a.dst + c);
+    }
+  }
+}
+
+#if HWY_TARGET != HWY_SCALAR  // one-lane vectors: no interleaves, no halves
+// Integer-key max of one contiguous plane of at least Lanes(d) elements: the
+// last chunk overlaps the one before it (max is idempotent), so no lane
+// needs masking and nothing past the plane is read.
+template <class Ops, class D, typename T>
+HWY_INLINE hn::Vec<D> PoolPlaneMax(D d, const T* p, size_t plane) {
+  const size_t N = hn::Lanes(d);
+  hn::Vec<D> acc = Ops::Load(d, p);
+  size_t i = N;
+  for (; i + N <= plane; i += N) acc = Ops::Combine(acc, Ops::Load(d, p + i));
+  if (i < plane) acc = Ops::Combine(acc, Ops::Load(d, p + plane - N));
+  return acc;
+}
+
+// The maxima of planes [c, c + 2^kLevel) (planeMax(c) gives plane c's
+// vector) reduced together: two subtrees whose lanes hold groups of
+// 2^(kLevel - 1) planes are interleaved group by group within each 128-bit
+// block and combined, which halves the partial maxima per plane. At
+// kLevel = log2(lanes per block), lane i of every block holds plane c + i.
+// About three operations per plane, against a lane reduction each.
+template <size_t kLevel, class Ops, class D, class PlaneMax>
+HWY_INLINE hn::Vec<D> PoolPlaneTree(D d, const PlaneMax& planeMax, size_t c) {
+  if constexpr (kLevel == 0) {
+    return planeMax(c);
+  } else {
+    constexpr size_t kGroup = sizeof(hn::TFromD<D>) << (kLevel - 1);
+    const hn::Repartition<hwy::UnsignedFromSize<kGroup>, D> du;
+    const auto a = hn::BitCast(du, PoolPlaneTree<kLevel - 1, Ops>(d, planeMax, c));
+    const auto b =
+        hn::BitCast(du, PoolPlaneTree<kLevel - 1, Ops>(d, planeMax, c + (size_t{1} << (kLevel - 1))));
+    return Ops::Combine(hn::BitCast(d, hn::InterleaveLower(du, a, b)),
+                        hn::BitCast(d, hn::InterleaveUpper(du, a, b)));
+  }
+}
+
+// Combines the 128-bit blocks of v into one.
+template <class Ops, class D>
+HWY_INLINE auto PoolFoldBlocks(D d, hn::Vec<D> v) {
+  if constexpr (hn::MaxLanes(d) * sizeof(hn::TFromD<D>) > 16) {
+    const hn::Half<D> dh;
+    return PoolFoldBlocks<Ops>(dh, Ops::Combine(hn::LowerHalf(dh, v), hn::UpperHalf(dh, v)));
+  } else {
+    return v;
+  }
+}
+
+// NCHW max over whole planes of at least Lanes(d) elements for integer keys
+// (8- and 16-bit types; fp32 keeps PoolNchwGlobalMax's lane order for NaN):
+// a block's worth of planes at a time through PoolPlaneTree, one store each.
+// d has whole 128-bit blocks of known count (not SCALAR; on scalable
+// targets the 128-bit tag).
+template <class Cfg, class D>
+void PoolNchwGlobalMaxTree(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  constexpr size_t kPerBlock = 16 / sizeof(L);
+  constexpr size_t kLevels = hwy::FloorLog2(kPerBlock);
+  const hn::CappedTag<L, kPerBlock> dq;  // the folded blocks
+  const size_t plane = a.srcH * a.srcW;
+  const hn::Vec<D> ident = Ops::Identity(d);
+  for (size_t c0 = a.begin; c0 < a.end; c0 += kPerBlock) {
+    const auto planeMax = [&](size_t c) HWY_ATTR -> hn::Vec<D> {
+      if (c >= a.end) return ident;
+      return PoolPlaneMax<Ops>(d, a.src + c * plane, plane);
+    };
+    PoolStoreDst<Ops>(dq, PoolFoldBlocks<Ops>(d, PoolPlaneTree<kLevels, Ops>(d, planeMax, c0)),
+                      a.dst + c0, a.end - c0);
+  }
+}
+#endif  // HWY_TARGET != HWY_SCALAR
+
+// NCHW average over whole planes (global pooling), in the separable paths'
+// order: column sums over the rows (from +0, top to bottom), then the
+// columns added left to right. Padding only adds +0, which changes no sum.
+// Rows of one vector take four planes at once, so that their dependent adds
+// overlap; N sums share one division. (The stacked path paid a
+// store-forwarding stall per plane here: 0.04 of memcpy on 512x7x7.)
+template <class Cfg, class D>
+void PoolNchwGlobalAverage(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t H = a.srcH, W = a.srcW, plane = H * W, srcTotal = a.srcC * plane;
+  L* cols = PoolScratch<L, 0>(PoolRoundUp(W, N));
+  const L areaValue = a.excludePad ? static_cast<L>(plane) : static_cast<L>(a.divisor);
+  const V area = hn::Set(d, areaValue);
+  auto load = [&](size_t at) { return PoolLoadSrc<Ops>(d, a.src + at, srcTotal - at); };
+  // Left to right over the column sums in cols.
+  auto total = [&]() {
+    L sum = cols[0];
+    for (size_t x = 1; x < W; ++x) sum += cols[x];
+    return sum;
+  };
+  HWY_ALIGN L sums[kMaxLanes<L>] = {};
+#if HWY_TARGET != HWY_SCALAR
+  static_assert(std::is_same_v<L, float>, "4 lanes per 128-bit block");
+  const hn::CappedTag<L, 4> d4;
+  HWY_ALIGN L tr[4 * kMaxLanes<L>];
+#endif
+  for (size_t c0 = a.begin; c0 < a.end; c0 += N) {
+    const size_t n = HWY_MIN(N, a.end - c0);
+    size_t i = 0;
+#if HWY_TARGET != HWY_SCALAR  // (one lane: no groups of 4 planes)
+    if (W <= N) {
+      for (; i + 4 <= n; i += 4) {
+        const size_t o = (c0 + i) * plane;
+        V s0 = Ops::Identity(d), s1 = s0, s2 = s0, s3 = s0;
+        const auto rows = [&](auto rowLoad) HWY_ATTR {
+          for (size_t y = 0; y < H; ++y) {
+            const size_t r = o + y * W;
+            s0 = Ops::Combine(s0, rowLoad(r));
+            s1 = Ops::Combine(s1, rowLoad(r + plane));
+            s2 = Ops::Combine(s2, rowLoad(r + 2 * plane));
+            s3 = Ops::Combine(s3, rowLoad(r + 3 * plane));
+          }
+        };
+        if (o + 4 * plane - W + N <= srcTotal) {  // every row's vector inside src
+          rows([&](size_t at) HWY_ATTR { return Ops::Load(d, a.src + at); });
+        } else {
+          rows(load);
+        }
+        // The four planes' columns as 4-lane vectors, added left to right:
+        // a 4 x N transpose by interleaves within each 128-bit block, after
+        // which block b of tr + j*N holds column 4b + j of planes i..i+3.
+        const hn::Repartition<uint64_t, D> d64;
+        const auto lo64 = [&](V x, V y) HWY_ATTR {
+          return hn::BitCast(d, hn::InterleaveLower(d64, hn::BitCast(d64, x), hn::BitCast(d64, y)));
+        };
+        const auto hi64 = [&](V x, V y) HWY_ATTR {
+          return hn::BitCast(d, hn::InterleaveUpper(d64, hn::BitCast(d64, x), hn::BitCast(d64, y)));
+        };
+        const V a01 = hn::InterleaveLower(d, s0, s1), a23 = hn::InterleaveLower(d, s2, s3);
+        const V b01 = hn::InterleaveUpper(d, s0, s1), b23 = hn::InterleaveUpper(d, s2, s3);
+        hn::StoreU(lo64(a01, a23), d, tr);
+        hn::StoreU(hi64(a01, a23), d, tr + N);
+        hn::StoreU(lo64(b01, b23), d, tr + 2 * N);
+        hn::StoreU(hi64(b01, b23), d, tr + 3 * N);
+        const auto column = [&](size_t x) HWY_ATTR { return hn::LoadU(d4, tr + x % 4 * N + x / 4 * 4); };
+        auto t = column(0);
+        for (size_t x = 1; x < W; ++x) t = Ops::Combine(t, column(x));
+        // Straight to dst: gathering the groups into one vector of sums
+        // waited on store forwarding (a wide load over narrow stores).
+        PoolStoreDst<Ops>(d4, hn::Div(t, hn::Set(d4, areaValue)), a.dst + c0 + i, 4);
+      }
+    }
+#endif
+    const size_t rest = i;  // planes [rest, n): one at a time
+    for (; i < n; ++i) {
+      const size_t o = (c0 + i) * plane;
+      for (size_t x = 0; x < W; x += N) {
+        V acc = Ops::Identity(d);
+        for (size_t y = 0; y < H; ++y) acc = Ops::Combine(acc, load(o + y * W + x));
+        hn::StoreU(acc, d, cols + x);
+      }
+      sums[i - rest] = total();
+    }
+    // Lanes past n are dropped by the store.
+    if (rest < n) {
+      PoolStoreDst<Ops>(d, hn::Div(hn::Load(d, sums), area), a.dst + c0 + rest, n - rest);
+    }
+  }
+}
+
+
+// NCHW windows of stride 2 along W that tile the row exactly: kernelX 3 with
+// padX 1 (ResNet's 3x3 s2 p1) or kernelX 2 with padX 0, srcW == 2*dstW, 2D,
+// any vertical geometry. Output j reads row columns 2j - padX .. 2j + 1, none
+// of them past the row. Each output row is reduced in registers, 2N columns
+// of the vertical step at a time: ConcatEven/ConcatOdd give columns 2j and
+// 2j + 1, and the odd columns moved up one lane (the previous chunk's last
+// one, or the identity element, coming in) give 2j - 1. Windows of 2 or 3
+// rows inside src read src directly; the other rows (clipped at the plane's
+// edges, more rows, or vectors past the end of src) take their vertical step
+// through a buffer. (The path before wrote a block of rows to a buffer and
+// reduced it in one flat pass: storing and reloading it, and the shifted
+// deinterleave, cost twice the time on 112-byte u8 rows.)
+// Lanes {carry[N - 1], v[0], ..., v[N - 2]}: v moved up one lane, the lane
+// coming in from carry.
+template <class D>
+HWY_INLINE hn::Vec<D> PoolSlideUp1(D d, hn::Vec<D> v, hn::Vec<D> carry) {
+#if HWY_HAVE_SCALABLE
+  return PoolShiftInBuffered(d, carry, v, hn::Lanes(d) - 1);
+#else
+  return PoolShiftIn<hn::MaxLanes(D()) - 1>(d, carry, v);
+#endif
+}
+
+// The even and odd columns of [x, x + 2N) from vert(x), the vertical step at
+// columns [x, x + N).
+template <class D, class Vert>
+HWY_INLINE void PoolSplitColumns(D d, const Vert& vert, size_t x, hn::Vec<D>& e, hn::Vec<D>& od) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)d;
+  e = vert(x);
+  od = vert(x + 1);
+#else
+  const size_t n = hn::Lanes(d);
+  const hn::Vec<D> lo = vert(x), hi = vert(x + n);
+  e = hn::ConcatEven(d, hi, lo);
+  od = hn::ConcatOdd(d, hi, lo);
+#endif
+}
+
+// One output row of PoolNchwHalfWidth: w2 outputs at out (of which `avail`
+// may be written) from columns(x, e, od), the vertical step's even and odd
+// columns of [x, x + 2N); ahead(x) prefetches. kx3: windows of 3 columns
+// (2k - 1 .. 2k + 1), else 2 (2k, 2k + 1). Averages divide by div[k]
+// (clipped areas) or divAll.
+template <class Ops, class D, typename T, class Columns, class Ahead>
+HWY_INLINE void PoolHalfWidthRow(D d, const Columns& columns, const Ahead& ahead, T* out,
+                                 size_t avail, size_t w2, bool kx3, const typename Ops::L* div,
+                                 typename Ops::L divAll) {
+  using V = hn::Vec<D>;
+  const size_t n = hn::Lanes(d);
+  V carry = Ops::Identity(d);  // column 2k - 1 of the chunk's first output k
+  const auto chunk = [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    const size_t x = 2 * k;
+    ahead(x);
+    V e, od;
+    columns(x, e, od);
+    V acc;
+    if (kx3) {
+      const V prev = PoolSlideUp1(d, od, carry);
+      carry = od;
+      // Averages in the buffered paths' order, (prev + e) + o, then +0.
+      acc = Ops::Combine(Ops::Combine(prev, e), od);
+    } else {
+      acc = Ops::Combine(e, od);
+    }
+    return PoolDivide<Ops>(d, PoolEnd<Ops>(d, acc), div, k, divAll);
+  };
+  // Lanes past the row land on outputs written later.
+  if constexpr (Ops::kDivides && sizeof(T) == 2) {
+    // 16-bit averages store each chunk after computing the next: the
+    // store's chain (the division, then the rounding to 16 bits) then no
+    // longer holds up the next chunk's loads (bf16 64x112x112 3x3 s2 p1:
+    // 130 -> 121 us, f16 113 -> 110 us; f32 lost 3%).
+    if (w2 == 0) return;
+    V pending = chunk(0);
+    size_t k = n;
+    for (; k < w2; k += n) {
+      const V acc = chunk(k);
+      PoolStoreDst<Ops>(d, pending, out + k - n, avail - (k - n));
+      pending = acc;
+    }
+    PoolStoreDst<Ops>(d, pending, out + k - n, avail - (k - n));
+  } else {
+    for (size_t k = 0; k < w2; k += n) PoolStoreDst<Ops>(d, chunk(k), out + k, avail - k);
+  }
+}
+
+// `rows` consecutive output rows of one plane whose windows are kRows input
+// rows inside src, read directly: the first from s (pitch W, the next row's
+// rowStep further), written from out on (outStep apart; `avail` outputs may
+// be written from out). Out of line with everything by value: inlined into
+// the plane loop, the row reloaded a dozen captured values through their
+// references after every 8-bit store (u8 112-byte rows: 6 ns per row).
+template <class Ops, size_t kRows, class D, typename T>
+HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowStep, T* out,
+                                      size_t outStep, size_t avail, size_t rows, size_t w2,
+                                      bool kx3, const typename Ops::L* div,
+                                      typename Ops::L divAll) {
+  using V = hn::Vec<D>;
+  constexpr bool kBf16Avg = Ops::kDivides && ElementTraits<T>::kEncoding == Encoding::kBFloat16;
+  for (size_t r = 0; r < rows; ++r, s += rowStep, out += outStep, avail -= outStep) {
+    // The new rows of the output row after next (stride 2): the next row's
+    // were too close to cover L3 latency.
+    const T* const ahead = s + (kRows + 2) * pitch;
+    const bool prefetch = detail::softwarePrefetch;
+    const T* const p0 = s;
+    const auto vert = [p0, pitch, d](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      return PoolColumn<Ops, kRows, false>(d, p0 + x, pitch);
+    };
+    // The rows' sums leave out the +0 that PoolHalfWidthRow adds (PoolEnd).
+    PoolHalfWidthRow<Ops>(
+        d,
+        [p0, pitch, d, vert](size_t x, V& e, V& od) HWY_ATTR SYNETK_LAMBDA_INLINE {
+          if constexpr (kBf16Avg) {
+            // Columns 2i and 2i + 1 as the halves of 32-bit lane i
+            // (BF16LanesToF32): 64x112x112 3x3 s2 p1 on Zen 3, 0.87 -> 0.65
+            // ns per output.
+            PoolBF16LaneRows<Ops, kRows, false>(d, p0 + x, pitch, e, od);
+          } else {
+            PoolSplitColumns(d, vert, x, e, od);
+          }
+        },
+        [ahead, pitch, d, prefetch](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+          if (!prefetch) return;
+          const size_t n = hn::Lanes(d);
+          hwy::Prefetch(ahead + x);
+          hwy::Prefetch(ahead + x + n);
+          hwy::Prefetch(ahead + pitch + x);
+          hwy::Prefetch(ahead + pitch + x + n);
+        },
+        out, avail, w2, kx3, div, divAll);
+  }
+}
+
+inline bool PoolIsHalfWidth(size_t kX, size_t sX, size_t pX, size_t srcW, size_t dstW,
+                            bool pool3d) {
+  return !pool3d && sX == 2 && srcW == 2 * dstW && ((kX == 3 && pX == 1) || (kX == 2 && pX == 0));
+}
+
+template <class Cfg, class D>
+void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  using T = typename Cfg::Elem;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t H = a.srcH, W = a.srcW, W2 = a.dstW;
+  const size_t plane = H * W, srcTotal = a.srcC * plane;
+  const size_t dstTotal = a.end * a.dstH * W2;
+  const size_t span = PoolRoundUp(W, 2 * N);  // columns the chunks of a row read
+  const bool left = a.kX == 3;
+  // The buffered rows' vertical step.
+  L* Vr = PoolScratch<L, 0>(span);
+  std::fill(Vr, Vr + span, L());  // no stale lanes, whatever they feed
+  L* areas = nullptr;  // average with excludePad: clipped area per output of a plane
+  if constexpr (!Cfg::isMax) {
+    if (a.excludePad) {
+      // Row height times column width (PoolAreaRows; element by element,
+      // with a conversion each, they took as long as the pooling: 3x224x224
+      // f32 11.6 -> 7.2 us).
+      const size_t wUp = PoolRoundUp(W2, N);
+      areas = PoolScratch<L, 2>(PoolRoundUp(a.dstH * W2, N) + wUp);
+      L* widths = PoolScratch<L, 3>(wUp);
+      for (size_t j = 0; j < wUp; ++j) widths[j] = static_cast<L>(left && j == 0 ? 2 : a.kX);
+      PoolAreaRows(d, areas, a.dstH, W2, W2, widths, a.kY * a.kX < (size_t{1} << 24),
+                   [&](size_t dy) { return detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size(); });
+      std::fill(areas + a.dstH * W2, areas + a.dstH * W2 + N, L(1));
+    }
+  }
+  const T* const src = a.src;
+  T* const dst = a.dst;
+  const L divisor = static_cast<L>(a.divisor);
+  // Any row, its vertical step through the buffer (bounds-checked where a
+  // load would leave src).
+  auto buffered = [&](size_t dc, size_t dy) HWY_ATTR {
+    const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, a.srcC);
+    PoolNchwColumns<Ops>(d, a, wc, dy, Vr, false);
+    // Lanes from W on (up to `span`, read by the last chunk) only reach
+    // outputs past the row.
+    const size_t o = (dc * a.dstH + dy) * W2;
+    const L* const vr = Vr;
+    const auto vert = [vr, d](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE { return hn::LoadU(d, vr + x); };
+    PoolHalfWidthRow<Ops>(
+        d,
+        [d, vert](size_t x, V& e, V& od) HWY_ATTR SYNETK_LAMBDA_INLINE {
+          PoolSplitColumns(d, vert, x, e, od);
+        },
+        [](size_t) {}, dst + o, dstTotal - o, W2, left, areas ? areas + dy * W2 : nullptr,
+        divisor);
+  };
+  // `count` rows whose windows are `rows` (2 or 3) input rows inside src,
+  // the first at s (PoolHalfWidthDirect).
+  auto direct = [&](size_t rows, const T* s, size_t rowStep, T* out, size_t outStep,
+                    size_t avail, size_t count, const L* div) HWY_ATTR {
+    if (rows == 3) {
+      PoolHalfWidthDirect<Ops, 3>(d, s, W, rowStep, out, outStep, avail, count, W2, left, div,
+                                  divisor);
+    } else {
+      PoolHalfWidthDirect<Ops, 2>(d, s, W, rowStep, out, outStep, avail, count, W2, left, div,
+                                  divisor);
+    }
+  };
+  // An edge row (its window clipped by the plane or near the end of src):
+  // direct when its window has 2 or 3 rows whose loads stay inside src (the
+  // first row of 3x3 s2 p1 has 2), else through the buffer.
+  auto edge = [&](size_t dc, size_t dy) HWY_ATTR {
+    const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, H);
+    const size_t rows = wy.Size(), at = dc * plane + wy.begin * W;
+    const size_t o = (dc * a.dstH + dy) * W2;
+    const L* const div = areas ? areas + dy * W2 : nullptr;
+    if ((rows == 2 || rows == 3) && at + (rows - 1) * W + span <= srcTotal) {
+      direct(rows, src + at, 0, dst + o, 0, dstTotal - o, 1, div);
+    } else {
+      buffered(dc, dy);
+    }
+  };
+  // Output rows [dyLo, dyHi) have windows of kY rows inside the plane.
+  const size_t kY = a.kY, dstH = a.dstH;
+  const size_t dyLo = HWY_MIN(dstH, (a.pY + a.sY - 1) / a.sY);
+  const size_t dyHi = H + a.pY >= kY ? HWY_MIN(dstH, (H + a.pY - kY) / a.sY + 1) : 0;
+  const bool interior = (kY == 2 || kY == 3) && dyLo < dyHi;
+  const size_t rowStep = a.sY * W, firstRow = dyLo * a.sY - a.pY;
+  const size_t reach = (kY - 1) * W + span;  // from a window's first row
+  // Interior rows share one row of clipped areas (kY rows each).
+  const L* const areasInterior = areas && interior ? areas + dyLo * W2 : nullptr;
+  for (size_t dc = a.begin; dc < a.end; ++dc) {
+    size_t dy = 0;
+    if (interior) {
+      for (; dy < dyLo; ++dy) edge(dc, dy);
+      const size_t at = dc * plane + firstRow * W, o = (dc * dstH + dyLo) * W2;
+      // Rows whose loads stay inside src.
+      const size_t safe =
+          at + reach <= srcTotal ? HWY_MIN(dyHi - dyLo, (srcTotal - reach - at) / rowStep + 1) : 0;
+      direct(kY, src + at, rowStep, dst + o, W2, dstTotal - o, safe, areasInterior);
+      dy = dyLo + safe;
+    }
+    for (; dy < dstH; ++dy) edge(dc, dy);
+  }
+}
+
+
+}  // namespace HWY_NAMESPACE
+SYNETK_NAMESPACE_END
+HWY_AFTER_NAMESPACE();
+
+#endif  // toggle guard

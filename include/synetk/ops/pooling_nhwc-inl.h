@@ -1,0 +1,636 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// Pooling in NHWC (per target): flat rows (stride 1), 3-channel planar rows,
+// pick rows, the stem rows of 3-wide stride-2 windows, and the driver.
+
+#if defined(SYNETK_OPS_POOLING_NHWC_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SYNETK_OPS_POOLING_NHWC_INL_H_
+#undef SYNETK_OPS_POOLING_NHWC_INL_H_
+#else
+#define SYNETK_OPS_POOLING_NHWC_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include <hwy/highway.h>
+
+#include "synetk/ops/pooling_common-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+SYNETK_NAMESPACE_BEGIN
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// NHWC with stride 1 along W: output element j of the row reads R[j + k*C],
+// so the row is one flat pass however few channels there are. Its own
+// function: inside PoolNhwc, GCC spilled the tap offsets of this loop.
+template <class Ops, class D, typename T>
+HWY_NOINLINE void PoolNhwcFlatRow(D d, const typename Ops::L* HWY_RESTRICT R, size_t C,
+                                  size_t kX, size_t rowOut, typename Ops::L rows,
+                                  const typename Ops::L* HWY_RESTRICT widths,
+                                  typename Ops::L divisor, T* HWY_RESTRICT out, size_t avail) {
+  using V = hn::Vec<D>;
+  const V area = hn::Set(d, rows), div = hn::Set(d, divisor);
+  PoolTaps<Ops>(
+      d, kX, rowOut,
+      [&](size_t j, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE { return hn::LoadU(d, R + j + k * C); },
+      [&](size_t j, V acc) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        if constexpr (!Ops::kOrderFree) {  // average: widths given with excludePad
+          acc = hn::Div(acc, widths ? hn::Mul(area, hn::LoadU(d, widths + j)) : div);
+        }
+        // Lanes past the row land on outputs written later.
+        PoolStoreDst<Ops>(d, acc, out + j, avail - j);
+      });
+}
+
+// NHWC with 3 channels and strideX > 1 where PoolNhwcPickRow does not apply:
+// the padded row R (identity past it) is split into 3 channel planes, each
+// pooled like an NCHW row (N output pixels per vector), and the outputs
+// interleaved back through outRow (3 planes of planeLen lanes, then the row)
+// before one flat store pass. Its own function, so that the other NHWC paths
+// do not change its code.
+template <class Ops, class D, typename T>
+HWY_NOINLINE void PoolNhwcPlanarRow(D d, const typename Ops::L* HWY_RESTRICT R, size_t pixels,
+                                    typename Ops::L* HWY_RESTRICT planes, size_t planeLen,
+                                    size_t kX, size_t sX, size_t dstW, size_t rowOut,
+                                    typename Ops::L rows,
+                                    const typename Ops::L* HWY_RESTRICT widths,
+                                    typename Ops::L divisor, T* HWY_RESTRICT out,
+                                    size_t avail) {
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  typename Ops::L* outRow = planes + 3 * planeLen;
+  for (size_t i = 0; i < pixels; i += N) {
+    V c0, c1, c2;
+    hn::LoadInterleaved3(d, R + 3 * i, c0, c1, c2);
+    hn::StoreU(c0, d, planes + i);
+    hn::StoreU(c1, d, planes + planeLen + i);
+    hn::StoreU(c2, d, planes + 2 * planeLen + i);
+  }
+  for (size_t dx = 0; dx < dstW; dx += N) {
+    V v0 = PoolRowStrided<Ops>(d, planes + dx * sX, 0, kX, sX);
+    V v1 = PoolRowStrided<Ops>(d, planes + planeLen + dx * sX, 0, kX, sX);
+    V v2 = PoolRowStrided<Ops>(d, planes + 2 * planeLen + dx * sX, 0, kX, sX);
+    if constexpr (!Ops::kOrderFree) {  // average: divide by the window's area
+      const V area =
+          widths ? hn::Mul(hn::Set(d, rows), hn::LoadU(d, widths + dx)) : hn::Set(d, divisor);
+      v0 = hn::Div(v0, area);
+      v1 = hn::Div(v1, area);
+      v2 = hn::Div(v2, area);
+    }
+    hn::StoreInterleaved3(v0, v1, v2, d, outRow + 3 * dx);
+  }
+  for (size_t j = 0; j < rowOut; j += N) {
+    // Lanes past the row land on outputs written later.
+    PoolStoreDst<Ops>(d, hn::LoadU(d, outRow + j), out + j, avail - j);
+  }
+}
+
+// NHWC with few channels and strideX >= 2 (images: 3 channels), where
+// kPoolHasTwoTables. Chunk c covers `step` = P*C outputs (P whole pixels,
+// sX pixels apart) from the 2N lanes of the vertical step that start at its
+// first window, x = c*advance - pad; one two-table permutation per tap
+// (pick + k*C) gathers every output's tap k, so nothing goes through
+// memory. With kRows rows at s (`stride` apart), the vertical step comes
+// straight from src: chunks [c0, c1) lie inside the row; the others load the
+// row's first or last 2N lanes instead, move their indices by as much, and
+// take the identity element for the indices that leave those lanes (the
+// padding). With kRows 0, R holds the padded row's vertical step (R[o] is
+// window offset o) and every chunk reads it. One call does `count` output
+// rows, srcStep input elements apart (count 1 with R): per row, the call's
+// setup and its caller's bookkeeping had cost about 40 cycles (u8 3x224x224
+// 3x3 s2 p1 max, one-target AVX3_DL: 3.5 -> 2.9 us). (Splitting the row into channel
+// planes and interleaving the outputs back cost 4x the NCHW row's time on
+// 3x224x224; a flat pass over R, then one permutation, 2x: storing the row
+// to R and reading it back at other offsets cost as much as the rest.)
+// With kCarry (3-wide windows of stride 2, where PoolNhwc finds that it
+// pays), output p's tap 0 is output p - 1's tap 2, the same pixel: each
+// chunk moves it in from the tap 2 it gathered and the previous chunk's (one
+// two-table permutation, in place of the lookup), so the 2N lanes start at
+// tap 1 (C lanes later) and hold more pixels' windows (3 channels of fp32
+// lanes on AVX-512: 5 per chunk instead of 4).
+template <class Ops, size_t kTaps, size_t kRows, bool kCarry, class D, typename T>
+HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_t stride,
+                                  size_t rowElems,
+                                  const typename Ops::L* HWY_RESTRICT R, size_t pad, size_t c0,
+                                  size_t c1, size_t chunks, size_t step, size_t sX, size_t C,
+                                  const hn::TFromD<hn::RebindToUnsigned<D>>* pickLanes,
+                                  typename Ops::L rows, const typename Ops::L* HWY_RESTRICT widths,
+                                  typename Ops::L divisor, T* HWY_RESTRICT out, size_t avail,
+                                  size_t count, size_t srcStep, size_t outStep) {
+  using V = hn::Vec<D>;
+  const hn::RebindToUnsigned<D> du;
+  using U = hn::TFromD<decltype(du)>;
+  using VU = hn::Vec<decltype(du)>;
+  const size_t N = hn::Lanes(d), advance = step * sX;
+  const V area = hn::Set(d, rows), div = hn::Set(d, divisor), ident = Ops::Identity(d);
+  const VU pick = hn::Load(du, pickLanes), lanes2N = hn::Set(du, static_cast<U>(2 * N));
+  // With kCarry the 2N lanes start at tap 1: C lanes less padding before
+  // them (pad >= C: PoolNhwc carries only with padding).
+  const size_t skip = kCarry ? C : 0;
+  pad -= skip;
+  // Tap 0 from {previous chunk's tap 2, this chunk's}: the previous chunk's
+  // last pixel, then this chunk's pixels but its last.
+  const VU iota = hn::Iota(du, 0);
+  const VU shiftIn = hn::IfThenElse(hn::Lt(iota, hn::Set(du, static_cast<U>(C))),
+                                    hn::Add(iota, hn::Set(du, static_cast<U>(step - C))),
+                                    hn::Add(iota, hn::Set(du, static_cast<U>(N - C))));
+  // bf16 averages on AVX-512 read the rows' 2N elements as N 32-bit lanes
+  // whose halves are the even and odd elements (BF16LanesToF32): no
+  // promotion shuffles. Element i of the 2N is then lane i / 2 of the even
+  // vector or of the odd one (evenOdd), which the two-table lookups take
+  // instead of i. (3x224x224 NHWC on AVX3_DL: 0.19-0.20 -> 0.21-0.22 of
+  // memcpy; AVX2, whose lookups are two permutations and a blend, did not
+  // gain: 0.12 -> 0.11-0.12.)
+  constexpr bool kEvenOdd = kRows > 0 && Ops::kDivides &&
+                            ElementTraits<T>::kEncoding == Encoding::kBFloat16 &&
+                            (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL);
+  const auto evenOdd = [&](VU i) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    if constexpr (kEvenOdd) {
+      return hn::Add(hn::ShiftRight<1>(i),
+                     hn::IfThenElseZero(hn::TestBit(i, hn::Set(du, U{1})),
+                                        hn::Set(du, static_cast<U>(N))));
+    } else {
+      return i;
+    }
+  };
+  VU taps[kTaps == 0 ? 7 : kTaps];
+  for (size_t k = 0; k < (kTaps == 0 ? kX : kTaps); ++k) {  // (kCarry: taps[0] unused)
+    taps[k] = hn::Add(pick, hn::Set(du, static_cast<U>(k * C - skip)));
+  }
+  // The lookups of whole chunks, in the vertical step's lanes.
+  VU looks[kTaps == 0 ? 7 : kTaps];
+  for (size_t k = 0; k < (kTaps == 0 ? kX : kTaps); ++k) looks[k] = evenOdd(taps[k]);
+  const auto emit = [&](size_t c, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    const size_t j = c * step;
+    if constexpr (!Ops::kOrderFree) {  // average: widths given with excludePad
+      // The direct rows' sums (kRows > 0) leave their +0 to the end.
+      if constexpr (kRows > 0) v = PoolEnd<Ops>(d, v);
+      v = hn::Div(v, widths ? hn::Mul(area, hn::LoadU(d, widths + j)) : div);
+    }
+    // Lanes past `step` land on outputs written later.
+    PoolStoreDst<Ops>(d, v, out + j, avail - j);
+  };
+  V prev = ident;  // kCarry: the previous chunk's tap 2 (at first, padding)
+  // kCarry: this chunk's tap 0 from the previous chunk's tap 2 and this
+  // chunk's, t2, which becomes the carry.
+  const auto tapZero = [&](V t2) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    const V t0 = PoolTwoTables(d, prev, t2, shiftIn);
+    prev = t2;
+    return t0;
+  };
+  // The taps in PoolTapSum's order, tapAt(k) giving tap k (with kCarry,
+  // taps 1 and 2 only).
+  const auto sumTaps = [&](const auto& tapAt) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    if constexpr (kCarry && kTaps == 3) {
+      const V t2 = tapAt(2), t0 = tapZero(t2), t1 = tapAt(1);
+      return PoolTapSum<Ops, 3>([&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        return k == 0 ? t0 : k == 1 ? t1 : t2;
+      });
+    } else {
+      return PoolTapSum<Ops, kTaps>(tapAt);
+    }
+  };
+  const auto gather = [&](V lo, V hi) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    return sumTaps([&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      return PoolTwoTables(d, lo, hi, looks[k]);
+    });
+  };
+  // `count` output rows, srcStep input and outStep output elements apart
+  // (the pointers move only between rows: never past the tensors).
+  for (size_t y = 0; y < count; ++y) {
+    if (y != 0) {
+      s += srcStep;
+      out += outStep;
+      avail -= outStep;
+    }
+    prev = ident;
+    if constexpr (kRows == 0) {  // any kX <= 7, taps in a loop
+      for (size_t c = 0; c < chunks; ++c) {
+        const auto* r = R + c * advance + skip;
+        const V lo = hn::LoadU(d, r), hi = hn::LoadU(d, r + N);
+        V v;
+        if constexpr (kCarry) {  // kX == 3; the taps in this loop's order
+          const V t2 = PoolTwoTables(d, lo, hi, taps[2]), t0 = tapZero(t2);
+          v = Ops::Combine(Ops::Combine(t0, PoolTwoTables(d, lo, hi, taps[1])), t2);
+        } else {
+          v = PoolTwoTables(d, lo, hi, taps[0]);
+          for (size_t k = 1; k < kX; ++k) v = Ops::Combine(v, PoolTwoTables(d, lo, hi, taps[k]));
+        }
+        emit(c, v);
+      }
+    } else {
+      // The vertical step at row offset x (x + 2N <= rowElems), in PoolRows'
+      // order (the rows in order; the average's +0 comes in emit): elements
+      // x .. x + 2N - 1 as lo, hi, or (kEvenOdd) the even and odd ones.
+      const auto vertical = [&](size_t x, V& lo, V& hi) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        if constexpr (kEvenOdd) {
+          PoolBF16LaneRows<Ops, kRows, false>(d, s + x, stride, lo, hi);  // x may be odd
+        } else {
+          lo = PoolColumn<Ops, kRows, false>(d, s + x, stride);
+          hi = PoolColumn<Ops, kRows, false>(d, s + x + N, stride);
+        }
+      };
+      // A chunk at the row's edge: its x clamped to [0, rowElems - 2N].
+      const auto edge = [&](size_t c) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        const size_t x = c * advance, b = HWY_MIN(x > pad ? x - pad : 0, rowElems - 2 * N);
+        const VU shift = hn::Set(du, static_cast<U>(x - pad - b));  // modulo 2^bits
+        V lo, hi;
+        vertical(b, lo, hi);
+        const auto tapAt = [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+          const VU at = hn::Add(taps[k], shift);  // past the 2N lanes: padding
+          return hn::IfThenElse(hn::RebindMask(d, hn::Lt(at, lanes2N)),
+                                PoolTwoTables(d, lo, hi, evenOdd(at)), ident);
+        };
+        emit(c, sumTaps(tapAt));
+      };
+      size_t c = 0;
+      for (; c < HWY_MIN(c0, chunks); ++c) edge(c);
+      for (; c < c1; ++c) {
+        V lo, hi;
+        vertical(c * advance - pad, lo, hi);
+        emit(c, gather(lo, hi));
+      }
+      for (; c < chunks; ++c) edge(c);
+    }
+  }
+}
+
+// NHWC, 3-wide windows of stride 2 along W (the ResNet stem's 3x3 s2 p1),
+// one output row whose kRows input rows at s are all inside src: no row
+// buffer. Output pixel dx combines the vertical steps of input columns
+// 2dx - pX .. 2dx - pX + 2, each the rows' combination in order (as PoolRows
+// computes them; the average's +0 comes at the end, PoolEnd); adjacent
+// outputs share a column, which `carry` keeps per channel. Columns outside
+// the row are the identity element (+0 or the lowest key: the same sums and
+// maxima as leaving them out).
+template <class Ops, size_t kRows, bool kOneVector, class D, typename T>
+HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems, size_t C,
+                                  size_t W, size_t pX, size_t dstW, float hy, float divisor,
+                                  bool excludePad, T* HWY_RESTRICT out, size_t avail,
+                                  typename Ops::L* HWY_RESTRICT carry) {
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const V ident = Ops::Identity(d);
+  // The vertical step of the column at p (inside the row), without the
+  // average's +0: every pixel adds it once (PoolEnd).
+  const size_t pitch = rowElems;
+  auto colAt = [d, pitch](const T* p) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    return PoolColumn<Ops, kRows, false>(d, p, pitch);
+  };
+  // The vertical step of input column x (may be outside [0, W)), lanes c..
+  auto col = [&](ptrdiff_t x, size_t c) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    if (x < 0 || x >= static_cast<ptrdiff_t>(W)) return ident;
+    return colAt(s + static_cast<size_t>(x) * C + c);
+  };
+  // bf16 averages of whole pairs of vectors of channels (Ops::kBF16Pairs):
+  // summed as two fp32 vectors, even and odd channels (`carry` keeps them in
+  // that order), and stored as one, with no promotion or narrowing shuffles.
+  const bool pairs = Ops::kBF16Pairs && C % (2 * N) == 0;
+  // The vertical step of input column x's channels c .. c + 2N, even and odd.
+  auto colPairs = [&](ptrdiff_t x, size_t c, V& e, V& o) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    if constexpr (Ops::kBF16Pairs) {
+      if (x < 0 || x >= static_cast<ptrdiff_t>(W)) {
+        e = o = ident;
+        return;
+      }
+      PoolBF16LaneRows<Ops, kRows, false>(d, s + static_cast<size_t>(x) * C + c, pitch, e, o);
+    } else {
+      (void)x, (void)c, (void)e, (void)o;
+    }
+  };
+  // Any pixel: columns outside the row are the identity, the shared column
+  // goes through `carry`.
+  auto pixel = [&](size_t dx) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    const ptrdiff_t x0 = static_cast<ptrdiff_t>(2 * dx) - static_cast<ptrdiff_t>(pX);
+    V div = hn::Set(d, static_cast<typename Ops::L>(divisor));
+    if (!Ops::kOrderFree && excludePad) {
+      const ptrdiff_t lo = HWY_MAX(x0, ptrdiff_t{0});
+      const ptrdiff_t hi = HWY_MIN(x0 + 3, static_cast<ptrdiff_t>(W));
+      div = hn::Set(d, static_cast<typename Ops::L>(hy * static_cast<float>(hi - lo)));
+    }
+    if constexpr (Ops::kBF16Pairs) {
+      if (pairs) {
+        for (size_t c = 0; c < C; c += 2 * N) {
+          V e0, o0, e1, o1, e2, o2;
+          if (dx == 0) {
+            colPairs(x0, c, e0, o0);
+          } else {
+            e0 = hn::LoadU(d, carry + c);
+            o0 = hn::LoadU(d, carry + c + N);
+          }
+          colPairs(x0 + 1, c, e1, o1);
+          colPairs(x0 + 2, c, e2, o2);
+          hn::StoreU(e2, d, carry + c);
+          hn::StoreU(o2, d, carry + c + N);
+          const V ae = hn::Div(PoolEnd<Ops>(d, Ops::Combine(Ops::Combine(e0, e1), e2)), div);
+          const V ao = hn::Div(PoolEnd<Ops>(d, Ops::Combine(Ops::Combine(o0, o1), o2)), div);
+          // Whole pairs of channels: the store stays inside the pixel.
+          StoreBF16Pair<true>(d, ae, ao, out + dx * C + c);
+        }
+        return;
+      }
+    }
+    for (size_t c = 0; c < C; c += N) {
+      const V v0 = dx == 0 ? col(x0, c) : hn::LoadU(d, carry + c);
+      const V v2 = col(x0 + 2, c);
+      V acc = Ops::Combine(Ops::Combine(v0, col(x0 + 1, c)), v2);
+      hn::StoreU(v2, d, carry + c);
+      if constexpr (!Ops::kOrderFree) acc = hn::Div(PoolEnd<Ops>(d, acc), div);
+      // Lanes past C land in the next pixel, which is written later.
+      const size_t o = dx * C + c;
+      PoolStoreDst<Ops>(d, acc, out + o, avail - o);
+    }
+  };
+  if constexpr (!kOneVector) {
+    for (size_t dx = 0; dx < dstW; ++dx) pixel(dx);
+    return;
+  }
+  // Pixels [a, b) (after the first) have all three columns inside the row.
+  const size_t a = HWY_MAX(size_t{1}, (pX + 1) / 2);
+  const size_t b = HWY_MAX(a, HWY_MIN(dstW, W + pX >= 1 ? (W + pX - 1) / 2 : 0));
+  size_t dx = 0;
+  for (; dx < HWY_MIN(a, dstW); ++dx) pixel(dx);
+  if (dx < b) {
+    // One vector of channels: the shared column stays in a register
+    // (through `carry`, the u8 64-channel stem took 5 ns per pixel; with
+    // two to four registers, 16-bit keys and fp32 spilled and lost). Its
+    // own instance: added to the generic loop's, it slowed that loop
+    // (f16 64 channels: 41 -> 49 us).
+    V k = hn::LoadU(d, carry);
+    const V div = hn::Set(d, static_cast<typename Ops::L>(excludePad ? hy * 3.0f : divisor));
+    for (; dx < b; ++dx) {
+      const T* q = s + (2 * dx - pX + 1) * C;
+      const V v2 = colAt(q + C);
+      V acc = Ops::Combine(Ops::Combine(k, colAt(q)), v2);
+      k = v2;
+      if constexpr (!Ops::kOrderFree) acc = hn::Div(PoolEnd<Ops>(d, acc), div);
+      PoolStoreDst<Ops>(d, acc, out + dx * C, avail - dx * C);
+    }
+    hn::StoreU(k, d, carry);
+  }
+  for (; dx < dstW; ++dx) pixel(dx);
+}
+
+template <class Cfg, class D>
+void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  using T = typename Cfg::Elem;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t C = a.srcC, W = a.srcW, rowElems = W * C;
+  // Locals, not a's fields: vector stores may alias anything, so the
+  // compiler would reload every field after each store.
+  const size_t kX = a.kX, sX = a.sX, pX = a.pX, dstW = a.dstW, dstC = a.dstC;
+  const bool excludePad = a.excludePad, pool3d = a.pool3d;
+  typename Cfg::Elem* const dst = a.dst;
+  // Stores may spill past a row onto outputs written later, never past the part.
+  const size_t srcTotal = a.srcH * rowElems, dstTotal = a.end * dstW * dstC;
+  const size_t pixels = pX + W + dstW * sX + kX;
+  // Few channels, strided: PoolNhwcPickRow, pickPixels whole output pixels
+  // per vector, from 2N lanes of window starts.
+  size_t pickPixels = 0;
+  // 3-wide windows of stride 2 with padding: each output's first tap is the
+  // previous output's last, which PoolNhwcPickRow carries over, so a chunk's
+  // lanes hold only taps 1 and 2 and more pixels (3 channels, fp32 lanes on
+  // AVX-512: 4 -> 5 per chunk; 3x224x224 3x3 s2 p1 on Zen 4, AVX3_DL, best of
+  // 7 runs: averages f32 / bf16 / f16 15.0 / 15.6 / 17.8 -> 13.2 / 13.1 /
+  // 14.6 us, f32 max 12.6 -> 11.6 us).
+  bool pickCarry = false;
+  if constexpr (kPoolHasTwoTables<L>) {
+    // The last pixel's last tap is lane (P - 1)*sX*C + kX*C - 1 < 2N
+    // (carried: (kX - 1)*C instead of kX*C).
+    if (!pool3d && sX >= 2 && kX <= 7 && kX * C <= 2 * N) {
+      pickPixels = HWY_MIN(N / C, (2 * N - kX * C) / (sX * C) + 1);
+      const size_t carried = HWY_MIN(N / C, (2 * N - (kX - 1) * C) / (sX * C) + 1);
+      // Where it adds an eighth or more pixels: the carry's permutation
+      // waits for tap 2 (u8 3 channels, 20 -> 21 pixels: 3.55 -> 3.75 us).
+      if (kX == 3 && sX == 2 && pX >= 1 && pickPixels >= 2 && 8 * carried >= 9 * pickPixels) {
+        pickPixels = carried;
+        pickCarry = true;
+      }
+    }
+  }
+  const bool pick = pickPixels >= 2;
+  // Otherwise 3 channels, strided: the row is split into channel planes
+  // (3N-lane LoadInterleaved3 reads, hence 3N more lanes of padding) and each
+  // plane pooled like an NCHW row, N output pixels per vector.
+  const bool planar = !pick && C == 3 && sX != 1 && !pool3d && kX <= kPoolStackedMaxKernel;
+  const size_t rowLen = pixels * C + PoolRoundUp(rowElems, N) - rowElems + 6 * N;
+  L* R = PoolAlignLanes(PoolScratch<L, 0>(rowLen + N), N);
+  const V ident = Ops::Identity(d);
+  for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
+  hn::StoreU(ident, d, R + rowLen - N);
+  L* pix = pool3d ? PoolScratch<L, 1>(PoolRoundUp(C, N) + N) : nullptr;
+  // Stride 1 (2D, small kernel): output element j of a row reads R[j + k*C],
+  // so the row is one flat pass however few channels there are.
+  const size_t rowOut = dstW * C;
+  const bool flat = sX == 1 && !pool3d && kX <= kPoolStackedMaxKernel;
+  L* widths = nullptr;  // average with excludePad: clipped width per element
+  if constexpr (!Cfg::isMax) {
+    if ((flat || pick) && excludePad) {
+      widths = PoolWidthsPerElement(d, rowOut, C, [&](size_t dx) {
+        return detail::PoolWindow(dx, sX, pX, kX, W).Size();
+      });
+    }
+  }
+  const hn::RebindToUnsigned<D> du;
+  using U = hn::TFromD<decltype(du)>;
+  HWY_ALIGN U pickLanes[kMaxLanes<U>] = {};
+  // PoolNhwcPickRow: `step` outputs per chunk, window starts `advance`
+  // apart; chunks [c0, pickC1) lie inside the row (2- or 3-wide windows),
+  // their 2N lanes from pad - skip before the window start on.
+  const size_t step = HWY_MAX(pickPixels, size_t{1}) * C, advance = step * sX, pad = pX * C;
+  const size_t lead = pad - (pickCarry ? C : 0);
+  const size_t c0 = (lead + advance - 1) / advance, chunks = (rowOut + step - 1) / step;
+  const bool pickDirect = (kX == 2 || kX == 3) && rowElems >= 2 * N;
+  const size_t pickC1 =
+      pickDirect ? HWY_MIN((rowElems - 2 * N + lead) / advance + 1, chunks) : 0;
+  if (pick) {  // lane m: channel m % C of the window of pixel m / C
+    for (size_t p = 0, m = 0; p < pickPixels; ++p) {  // (no divisions: a few per call
+      for (size_t c = 0; c < C; ++c) {             // cost as much as a row)
+        pickLanes[m++] = static_cast<U>(p * sX * C + c);
+      }
+    }
+  }
+  const size_t dxUp = PoolRoundUp(dstW, N);
+  const size_t planeLen = planar ? PoolRoundUp(HWY_MAX(pixels, dxUp * sX + kX), N) + N : 0;
+  L* planes = planar ? PoolScratch<L, 3>(3 * planeLen + 3 * dxUp + 3 * N) : nullptr;
+  if (planar) {
+    for (size_t i = 0; i + N <= 3 * planeLen; i += N) hn::StoreU(ident, d, planes + i);
+    if constexpr (!Cfg::isMax) {
+      if (excludePad) {
+        widths = PoolScratch<L, 2>(dxUp);
+        for (size_t dx = 0; dx < dxUp; ++dx) {
+          widths[dx] = dx < dstW
+              ? static_cast<L>(detail::PoolWindow(dx, sX, pX, kX, W).Size()) : L(1);
+        }
+      }
+    }
+  }
+  L* row = R + pX * C;
+  const hn::CappedTag<L, 1> d1;
+  // The stem rows' shared columns; their loads reach this far past a row.
+  const bool stem = !pool3d && !flat && !planar && !pick && kX == 3 && sX == 2 && a.kY <= 3;
+  L* carry = stem ? PoolScratch<L, 4>(PoolRoundUp(C, N)) : nullptr;
+  const size_t stemReach = rowElems - C + PoolRoundUp(C, N);
+  for (size_t dy = a.begin; dy < a.end; ++dy) {
+    const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, a.srcH);
+    if (stem && (wy.end - 1) * rowElems + stemReach <= srcTotal) {
+      const T* s = a.src + wy.begin * rowElems;
+      const size_t o = dy * rowOut;
+      const float hy = static_cast<float>(wy.Size());
+      const auto stemRow = [&](auto rows, auto oneVector) HWY_ATTR {
+        PoolNhwcStemRow<Ops, decltype(rows)::value, decltype(oneVector)::value>(
+            d, s, rowElems, C, W, pX, dstW, hy, a.divisor, excludePad, dst + o, dstTotal - o,
+            carry);
+      };
+      using One = std::true_type;
+      using Generic = std::false_type;
+      if (wy.Size() == 3 && C <= N) {
+        stemRow(std::integral_constant<size_t, 3>(), One());
+      } else if (wy.Size() == 3) {
+        stemRow(std::integral_constant<size_t, 3>(), Generic());
+      } else if (wy.Size() == 2) {
+        stemRow(std::integral_constant<size_t, 2>(), Generic());
+      } else {
+        stemRow(std::integral_constant<size_t, 1>(), Generic());
+      }
+      continue;
+    }
+    // The row's vertical step into R, then identity past it.
+    const auto vertical = [&]() HWY_ATTR SYNETK_LAMBDA_INLINE {
+      if ((wy.end - 1) * rowElems + PoolRoundUp(rowElems, N) <= srcTotal) {
+        PoolRows<Ops>(d, a.src + wy.begin * rowElems, rowElems, wy.Size(), rowElems, row, false);
+        hn::StoreU(ident, d, row + rowElems);
+        return;
+      }
+      for (size_t j = 0; j < rowElems; j += N) {  // bounds-checked loads
+        V acc = ident;
+        for (size_t y = wy.begin; y < wy.end; ++y) {
+          const size_t o = y * rowElems + j;
+          acc = Ops::Combine(acc, PoolLoadSrc<Ops>(d, a.src + o, srcTotal - o));
+        }
+        hn::StoreU(acc, d, row + j);
+      }
+      hn::StoreU(ident, d, row + rowElems);
+    };
+    if constexpr (kPoolHasTwoTables<L>) {
+      if (pick) {
+        // 2 or 3 rows, 2- or 3-wide windows: straight from src; the others
+        // through R.
+        const size_t rows = wy.Size(), base = dy * rowOut;
+        const T* s = a.src + wy.begin * rowElems;
+        const L hy = static_cast<L>(rows), divL = static_cast<L>(a.divisor);
+        const L* w = excludePad ? widths : nullptr;
+        // The next output rows whose windows have as many rows, sY input
+        // rows further each, go in the same call (direct rows only: the row
+        // buffer holds one row).
+        size_t count = 1;
+        if (pickDirect && (rows == 2 || rows == 3)) {
+          for (; dy + count < a.end; ++count) {
+            const detail::PoolWindow next(dy + count, a.sY, a.pY, a.kY, a.srcH);
+            if (next.Size() != rows || next.begin != wy.begin + count * a.sY) break;
+          }
+        }
+        const auto pickRow = [&](auto taps, auto rowCount) HWY_ATTR {
+          constexpr size_t kTaps = decltype(taps)::value, kRows = decltype(rowCount)::value;
+          const auto run = [&](auto carried) HWY_ATTR {
+            PoolNhwcPickRow<Ops, kTaps, kRows, decltype(carried)::value>(
+                d, kX, s, rowElems, rowElems, R, pad, c0, pickC1, chunks, step, sX, C,
+                pickLanes, hy, w, divL, dst + base, dstTotal - base, count,
+                a.sY * rowElems, rowOut);
+          };
+          if constexpr (kTaps == 2) {  // (pickCarry needs 3-wide windows)
+            run(std::false_type());
+          } else {
+            pickCarry ? run(std::true_type()) : run(std::false_type());
+          }
+        };
+        using K0 = std::integral_constant<size_t, 0>;
+        using K2 = std::integral_constant<size_t, 2>;
+        using K3 = std::integral_constant<size_t, 3>;
+        if (pickDirect && rows == 3) {
+          kX == 3 ? pickRow(K3(), K3()) : pickRow(K2(), K3());
+        } else if (pickDirect && rows == 2) {
+          kX == 3 ? pickRow(K3(), K2()) : pickRow(K2(), K2());
+        } else {
+          vertical();
+          pickRow(K0(), K0());
+        }
+        dy += count - 1;
+        continue;
+      }
+    }
+    vertical();
+    if (flat) {
+      const size_t base = dy * rowOut;
+      PoolNhwcFlatRow<Ops>(d, R, C, kX, rowOut, static_cast<L>(wy.Size()),
+                           excludePad ? widths : nullptr, static_cast<L>(a.divisor), dst + base,
+                           dstTotal - base);
+      continue;
+    }
+    if (planar) {
+      const size_t base = dy * rowOut;
+      PoolNhwcPlanarRow<Ops>(d, R, pixels, planes, planeLen, kX, sX, dstW, rowOut,
+                             static_cast<L>(wy.Size()), excludePad ? widths : nullptr,
+                             static_cast<L>(a.divisor), dst + base, dstTotal - base);
+      continue;
+    }
+    for (size_t dx = 0; dx < dstW; ++dx) {
+      const L* r = R + dx * sX * C;
+      float area = a.divisor;
+      if (!Cfg::isMax && excludePad) {
+        area = static_cast<float>(wy.Size() * detail::PoolWindow(dx, sX, pX, kX, W).Size());
+      }
+      const size_t base = (dy * dstW + dx) * dstC;
+      // The window's offsets that reach input columns.
+      const size_t kBegin = pX > dx * sX ? pX - dx * sX : 0;
+      const size_t kEnd = HWY_MIN(kX, pX + W - dx * sX);
+      if (kBegin == 0 && kEnd == kX && !pool3d) {  // the whole window: taps unrolled
+        const V div = hn::Set(d, static_cast<L>(area));
+        PoolTaps<Ops>(
+            d, kX, C,
+            [&](size_t c, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+              return hn::LoadU(d, r + k * C + c);
+            },
+            [&](size_t c, V acc) HWY_ATTR SYNETK_LAMBDA_INLINE {
+              if constexpr (!Cfg::isMax) acc = hn::Div(acc, div);
+              // Lanes past C land in the next pixel, which is written later.
+              PoolStoreDst<Ops>(d, acc, dst + base + c, dstTotal - (base + c));
+            });
+        continue;
+      }
+      for (size_t c = 0; c < C; c += N) {
+        V acc = hn::LoadU(d, r + kBegin * C + c);
+        for (size_t k = kBegin + 1; k < kEnd; ++k) acc = Ops::Combine(acc, hn::LoadU(d, r + k * C + c));
+        if (pool3d) {
+          hn::StoreU(acc, d, pix + c);
+          continue;
+        }
+        if constexpr (!Cfg::isMax) acc = hn::Div(acc, hn::Set(d, area));
+        // Lanes past C land in the next pixel, which is written later.
+        PoolStoreDst<Ops>(d, acc, dst + base + c, dstTotal - (base + c));
+      }
+      if (pool3d) {
+        for (size_t dc = 0; dc < dstC; ++dc) {
+          const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, C);
+          auto m = hn::LoadU(d1, pix + wc.begin);
+          for (size_t c = wc.begin + 1; c < wc.end; ++c) m = Ops::Combine(m, hn::LoadU(d1, pix + c));
+          Ops::Store(d1, m, dst + base + dc);
+        }
+      }
+    }
+  }
+}
+
+
+}  // namespace HWY_NAMESPACE
+SYNETK_NAMESPACE_END
+HWY_AFTER_NAMESPACE();
+
+#endif  // toggle guard
