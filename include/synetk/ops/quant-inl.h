@@ -255,6 +255,18 @@ HWY_INLINE void StoreQ(DI di, hn::Vec<DI> r, Q* HWY_RESTRICT p) {
 #endif
 constexpr bool kStoreQ4Saturates = SYNETK_QUANT_X86_PACKS;
 
+#if SYNETK_QUANT_X86_PACKS
+// Whether a 16-bit lane of the x86 packs' results ab and cd (raw registers
+// of DI's width) is -32768: StoreQ4's kCheck.
+template <class DI, class Raw>
+HWY_INLINE bool PacksHaveInt16Min(DI /*di*/, Raw ab, Raw cd) {
+  const hn::Repartition<int16_t, DI> d16;
+  using V16 = hn::Vec<decltype(d16)>;
+  const V16 low = hn::Min(V16{ab}, V16{cd});
+  return !hn::AllFalse(d16, hn::Eq(low, hn::Set(d16, INT16_MIN)));
+}
+#endif
+
 // Four vectors at once: 4*Lanes(di) elements at p. On x86 two 32->16 packs,
 // one 16->8 pack (and on AVX2/AVX-512 one dword permute) replace four
 // narrowings (two shuffles each) and four partial stores. Values are in Q's
@@ -275,10 +287,7 @@ HWY_INLINE bool StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, h
   if constexpr (sizeof(hn::Vec<DI>) == 64) {  // full 512-bit vectors
     __m512i ab = _mm512_packs_epi32(r0.raw, r1.raw);  // per 128-bit block
     __m512i cd = _mm512_packs_epi32(r2.raw, r3.raw);
-    if constexpr (kCheck) {
-      const __m512i low = _mm512_min_epi16(ab, cd);
-      if (_mm512_cmpeq_epi16_mask(low, _mm512_set1_epi16(INT16_MIN)) != 0) return false;
-    }
+    if (kCheck && PacksHaveInt16Min(di, ab, cd)) return false;
     if constexpr (kAdd16) {
       ab = _mm512_adds_epi16(ab, _mm512_set1_epi16(add16));
       cd = _mm512_adds_epi16(cd, _mm512_set1_epi16(add16));
@@ -309,12 +318,7 @@ HWY_INLINE bool StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, h
   if constexpr (sizeof(hn::Vec<DI>) == 32) {
     __m256i ab = _mm256_packs_epi32(r0.raw, r1.raw);  // per 128-bit block
     __m256i cd = _mm256_packs_epi32(r2.raw, r3.raw);
-    if constexpr (kCheck) {
-      const __m256i low = _mm256_min_epi16(ab, cd);
-      if (_mm256_movemask_epi8(_mm256_cmpeq_epi16(low, _mm256_set1_epi16(INT16_MIN))) != 0) {
-        return false;
-      }
-    }
+    if (kCheck && PacksHaveInt16Min(di, ab, cd)) return false;
     if constexpr (kAdd16) {
       ab = _mm256_adds_epi16(ab, _mm256_set1_epi16(add16));
       cd = _mm256_adds_epi16(cd, _mm256_set1_epi16(add16));
@@ -329,10 +333,7 @@ HWY_INLINE bool StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, h
   if constexpr (sizeof(hn::Vec<DI>) == 16 && hn::MaxLanes(DI()) == 4) {  // one block: in order
     __m128i ab = _mm_packs_epi32(r0.raw, r1.raw);
     __m128i cd = _mm_packs_epi32(r2.raw, r3.raw);
-    if constexpr (kCheck) {
-      const __m128i low = _mm_min_epi16(ab, cd);
-      if (_mm_movemask_epi8(_mm_cmpeq_epi16(low, _mm_set1_epi16(INT16_MIN))) != 0) return false;
-    }
+    if (kCheck && PacksHaveInt16Min(di, ab, cd)) return false;
     if constexpr (kAdd16) {
       ab = _mm_adds_epi16(ab, _mm_set1_epi16(add16));
       cd = _mm_adds_epi16(cd, _mm_set1_epi16(add16));
