@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -41,15 +42,31 @@ inline void CheckScale(const char* layer, const char* param, float v) {
   if (!(std::isfinite(v) && v != 0.0f)) Fail(layer, param, v, "a finite non-zero value");
 }
 
-// Whether v[0, n) are all finite. A plain test per value, apart from the
-// reporting below: with CheckFinite's call (and its message arguments) in
-// the loop, the check took about 0.2 us of a 256-channel QuantizedScale call
-// (3% of a 200 KiB NHWC one); this loop takes about 0.1 us per 256 values.
+// v's exponent field plus one unit: bit 31 is set exactly where the field
+// is all ones (an infinity or a NaN).
+inline uint32_t ExponentCarry(const float* v) {
+  uint32_t bits;
+  std::memcpy(&bits, v, sizeof(bits));
+  return (bits & 0x7F800000u) + 0x00800000u;
+}
+
+// Whether v[0, n) are all finite. No exit inside the loop, and four
+// independent ORs: GCC vectorizes it at -O3 and overlaps the ORs at -O2,
+// where a test and branch per value (std::isfinite) kept one value per
+// cycle. 256 values: 89 -> 25 ns (Zen 4, -O2 and -O3, x86-64 baseline);
+// it ran on every QuantizedScale call, 2-3% of a 200 KiB NHWC one. The
+// reporting loop below names the first bad value.
 inline bool AllFinite(const float* v, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(v[i])) return false;
+  uint32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    c0 |= ExponentCarry(v + i);
+    c1 |= ExponentCarry(v + i + 1);
+    c2 |= ExponentCarry(v + i + 2);
+    c3 |= ExponentCarry(v + i + 3);
   }
-  return true;
+  for (; i < n; ++i) c0 |= ExponentCarry(v + i);
+  return ((c0 | c1 | c2 | c3) & 0x80000000u) == 0;
 }
 
 inline void CheckFinite(const char* layer, const char* param, float v) {

@@ -314,7 +314,7 @@ HWY_INLINE hn::Vec<D16> FixedLanes(D16 d16, hn::Vec<D16> xc, const Params& k, si
   if constexpr (kLaneShift) {
     return hn::MulHigh(v, k.P(d16, i));
   } else {
-    return hn::ShiftRightSame(v, shift);
+    return ShiftRightBy(d16, v, shift);
   }
 }
 
