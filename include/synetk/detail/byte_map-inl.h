@@ -220,6 +220,73 @@ HWY_INLINE void MapBytes(const detail::ByteMap& m, const uint8_t* src, size_t n,
   MapByteRows(m, src, n, n, 1, dst, n);
 }
 
+// For c < planes, i < S: dst[c*S + i] = maps[c].t[src[c*S + i]]: contiguous
+// planes of S bytes each with its own map (NCHW QuantizedScale). dst may be
+// src.
+HWY_INLINE void MapPlanes(const detail::ByteMap* maps, const uint8_t* src, size_t planes, size_t S,
+                          uint8_t* dst) {
+#if HWY_TARGET == HWY_AVX3_DL
+  if (S >= 64) {
+    // One pass over the planes as one row of whole vectors: the vector that
+    // straddles planes c and c + 1 (S >= 64: never a third) takes its lanes
+    // from both maps, where plane by plane each plane ended in a masked
+    // tail and, with S not a multiple of 64, every vector split a line.
+    // Each group of four vectors is loaded before the group before it is
+    // stored: with dst 1-4 vectors ahead of src modulo 4 KiB, a load would
+    // otherwise wait on an unrelated earlier store (4K aliasing). Zen 4,
+    // 256 planes of 784 bytes, both ends 64-byte aligned: 5.4 -> 4.5 us, and
+    // 5.7-7.5 -> 4.7-4.9 us with dst 64-256 bytes ahead.
+    const size_t n = planes * S;
+    size_t o = 0;
+    for (size_t c = 0; c < planes; ++c) {
+      const ByteMapRegs look(maps[c]);
+      const size_t end = (c + 1) * S;
+      if (o + 512 <= end) {
+        __m512i x0 = _mm512_loadu_si512(src + o), x1 = _mm512_loadu_si512(src + o + 64);
+        __m512i x2 = _mm512_loadu_si512(src + o + 128), x3 = _mm512_loadu_si512(src + o + 192);
+        for (; o + 512 <= end; o += 256) {
+          const uint8_t* next = src + o + 256;
+          const __m512i y0 = _mm512_loadu_si512(next), y1 = _mm512_loadu_si512(next + 64);
+          const __m512i y2 = _mm512_loadu_si512(next + 128), y3 = _mm512_loadu_si512(next + 192);
+          _mm512_storeu_si512(dst + o, look(x0));
+          _mm512_storeu_si512(dst + o + 64, look(x1));
+          _mm512_storeu_si512(dst + o + 128, look(x2));
+          _mm512_storeu_si512(dst + o + 192, look(x3));
+          x0 = y0;
+          x1 = y1;
+          x2 = y2;
+          x3 = y3;
+        }
+        _mm512_storeu_si512(dst + o, look(x0));
+        _mm512_storeu_si512(dst + o + 64, look(x1));
+        _mm512_storeu_si512(dst + o + 128, look(x2));
+        _mm512_storeu_si512(dst + o + 192, look(x3));
+        o += 256;
+      }
+      for (; o + 64 <= end; o += 64) _mm512_storeu_si512(dst + o, look(_mm512_loadu_si512(src + o)));
+      if (o < end) {  // the vector from plane c into plane c + 1, or to the end
+        const bool whole = o + 64 <= n;
+        const __mmask64 k = FirstBytes(n - o);
+        const __m512i x = whole ? _mm512_loadu_si512(src + o) : _mm512_maskz_loadu_epi8(k, src + o);
+        __m512i y = look(x);
+        if (c + 1 < planes) {
+          const ByteMapRegs next(maps[c + 1]);
+          y = _mm512_mask_blend_epi8(~FirstBytes(end - o), y, next(x));
+        }
+        if (whole) {
+          _mm512_storeu_si512(dst + o, y);
+        } else {
+          _mm512_mask_storeu_epi8(dst + o, k, y);
+        }
+        o += 64;
+      }
+    }
+    return;
+  }
+#endif
+  for (size_t c = 0; c < planes; ++c) MapBytes(maps[c], src + c * S, S, dst + c * S);
+}
+
 }  // namespace HWY_NAMESPACE
 SYNETK_NAMESPACE_END
 HWY_AFTER_NAMESPACE();

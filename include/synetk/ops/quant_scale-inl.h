@@ -1046,13 +1046,23 @@ HWY_NOINLINE bool ScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
   }
 }
 
+// NCHW: every channel's part [sBegin, sEnd) through its byte map; whole
+// planes (the usual call) are one contiguous pass (MapPlanes).
+HWY_INLINE void ScaleNchwMaps(const detail::ScaleArgs& a, const detail::ByteMap* maps) {
+  const size_t C = a.channels, S = a.spatial, len = a.sEnd - a.sBegin;
+  const uint8_t* const src = a.src + a.sBegin;
+  uint8_t* const dst = a.dst + a.sBegin;
+  if (len == S) return MapPlanes(maps, src, C, S, dst);
+  for (size_t c = 0; c < C; ++c) MapBytes(maps[c], src + c * S, len, dst + c * S);
+}
+
 // NCHW byte tables kept for the next call with the same parameters
 // (ScalePlanCache), for up to kScaleKeptMapsMaxC channels: the same maps
 // as ScaleNchwTables builds, built once per parameter set.
 template <bool kHasBias, bool kNaN, bool kClamp>
 HWY_INLINE void ScaleNchwKeptTables(const detail::ScaleArgs& a, const ScaleParams& k,
                                     const QuantizeParams& q) {
-  const size_t C = a.channels, S = a.spatial, len = a.sEnd - a.sBegin;
+  const size_t C = a.channels;
   if (C > kScaleKeptMapsMaxC) return ScaleNchwTables<kHasBias, kNaN, kClamp>(a, k, q);
   ScalePlanCache& cache = ThreadScalePlans();
   constexpr int variant = ScaleKeyVariant(kHasBias, kClamp, kNaN, true);
@@ -1065,20 +1075,11 @@ HWY_INLINE void ScaleNchwKeptTables(const detail::ScaleArgs& a, const ScaleParam
     ScaleChannelTables<kHasBias, kNaN, kClamp>(a, k, q, e->maps->map);
     e->planned = true;
   }
-  const detail::ByteMap* const maps = e->maps->map;
-  const uint8_t* const src = a.src + a.sBegin;
-  uint8_t* const dst = a.dst + a.sBegin;
-  for (size_t c = 0; c < C; ++c) MapBytes(maps[c], src + c * S, len, dst + c * S);
+  ScaleNchwMaps(a, e->maps->map);
 }
 
 // NCHW through a QuantizedScaleContext's stored byte maps.
-HWY_INLINE void ScaleNchwStoredMaps(const detail::ScaleArgs& a) {
-  const size_t C = a.channels, S = a.spatial, len = a.sEnd - a.sBegin;
-  const detail::ByteMap* const maps = a.prepared.maps;
-  const uint8_t* const src = a.src + a.sBegin;
-  uint8_t* const dst = a.dst + a.sBegin;
-  for (size_t c = 0; c < C; ++c) MapBytes(maps[c], src + c * S, len, dst + c * S);
-}
+HWY_INLINE void ScaleNchwStoredMaps(const detail::ScaleArgs& a) { ScaleNchwMaps(a, a.prepared.maps); }
 
 // NHWC in the fp32 formula, pixel by pixel.
 template <bool kHasBias, bool kNaN, bool kClamp4>
