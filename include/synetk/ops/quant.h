@@ -58,14 +58,14 @@ inline uint32_t ExponentCarry(const float* v) {
 // reporting loop below names the first bad value.
 inline bool AllFinite(const float* v, size_t n) {
   uint32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
+  const size_t n4 = n / 4 * 4;
+  for (size_t i = 0; i < n4; i += 4) {
     c0 |= ExponentCarry(v + i);
     c1 |= ExponentCarry(v + i + 1);
     c2 |= ExponentCarry(v + i + 2);
     c3 |= ExponentCarry(v + i + 3);
   }
-  for (; i < n; ++i) c0 |= ExponentCarry(v + i);
+  for (size_t i = n4; i < n; ++i) c0 |= ExponentCarry(v + i);
   return ((c0 | c1 | c2 | c3) & 0x80000000u) == 0;
 }
 
