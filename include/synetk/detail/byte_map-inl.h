@@ -278,7 +278,8 @@ HWY_INLINE void MapPlanes(const detail::ByteMap* maps, const uint8_t* src, size_
       if (o < end) {  // the vector from plane c into plane c + 1, or to the end
         const bool inside = o + 64 <= n;
         const __mmask64 k = FirstBytes(n - o);
-        const __m512i x = inside ? _mm512_loadu_si512(src + o) : _mm512_maskz_loadu_epi8(k, src + o);
+        const __m512i x =
+            inside ? _mm512_loadu_si512(src + o) : _mm512_maskz_loadu_epi8(k, src + o);
         __m512i y = look(x);
         if (c + 1 < planes) {
           const ByteMapRegs next(maps[c + 1]);

@@ -808,7 +808,7 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
   } else {
     FixedNhwcChunkConstants(p, Cf, km, kb, kp, ks, kx);
   }
-  if (kScaleLaneCounts) {
+  if constexpr (kScaleLaneCounts) {
     for (size_t c = 0; c < Cf; ++c) {  // P = 2^(16 - s) -> s (FixedLanes)
       kp[c] = static_cast<int16_t>(
           16 - static_cast<int>(hwy::Num0BitsBelowLS1Bit_Nonzero32(static_cast<uint32_t>(kp[c]))));
@@ -1079,7 +1079,9 @@ HWY_INLINE void ScaleNchwKeptTables(const detail::ScaleArgs& a, const ScaleParam
 }
 
 // NCHW through a QuantizedScaleContext's stored byte maps.
-HWY_INLINE void ScaleNchwStoredMaps(const detail::ScaleArgs& a) { ScaleNchwMaps(a, a.prepared.maps); }
+HWY_INLINE void ScaleNchwStoredMaps(const detail::ScaleArgs& a) {
+  ScaleNchwMaps(a, a.prepared.maps);
+}
 
 // NHWC in the fp32 formula, pixel by pixel.
 template <bool kHasBias, bool kNaN, bool kClamp4>
