@@ -809,9 +809,14 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
     FixedNhwcChunkConstants(p, Cf, km, kb, kp, ks, kx);
   }
   if constexpr (kScaleLaneCounts) {
-    for (size_t c = 0; c < Cf; ++c) {  // P = 2^(16 - s) -> s (FixedLanes)
-      kp[c] = static_cast<int16_t>(
-          16 - static_cast<int>(hwy::Num0BitsBelowLS1Bit_Nonzero32(static_cast<uint32_t>(kp[c]))));
+    // P = 2^(16 - s) -> s (FixedLanes), in the chunks that shift per lane
+    // only: the others never read P.
+    for (size_t c0 = 0; c0 < Cf; c0 += W) {
+      if (ks[c0] >= 0) continue;
+      for (size_t c = c0; c < c0 + W; ++c) {
+        const uint32_t pw = static_cast<uint32_t>(kp[c]);
+        kp[c] = static_cast<int16_t>(16 - static_cast<int>(hwy::Num0BitsBelowLS1Bit_Nonzero32(pw)));
+      }
     }
   }
   std::memcpy(ke[0], p.e0x, Cf);
