@@ -7,6 +7,7 @@
 #include "harness.h"
 #include "reference/pooling_ref.h"
 
+#include <array>
 #include <climits>
 #include <sstream>
 #include <string>
@@ -99,15 +100,24 @@ std::vector<T> RunLib(const std::vector<T>& src, const PoolGeom& g, bool exclude
   return d.ToVector();
 }
 
-// NHWC must give the transposed NCHW result bit for bit.
+// Both formats' results, NHWC's transposed back to NCHW order.
 template <typename T, bool kMax>
-std::vector<T> RunBothFormats(const std::vector<T>& src, const PoolGeom& g, bool excludePad,
-                              bool use3d) {
+std::array<std::vector<T>, 2> RunEachFormat(const std::vector<T>& src, const PoolGeom& g,
+                                            bool excludePad, bool use3d) {
   const auto nchw = RunLib<T, kMax, synetk::Nchw>(src, g, excludePad, use3d);
   const auto nhwc = RunLib<T, kMax, synetk::Nhwc>(Transpose(src, g.srcC, g.srcH * g.srcW), g,
                                                   excludePad, use3d);
-  REQUIRE(SameBits(nhwc, Transpose(nchw, g.dstC, g.dstH * g.dstW)));
-  return nchw;
+  return {nchw, Transpose(nhwc, g.dstH * g.dstW, g.dstC)};
+}
+
+// Max: NHWC must give the transposed NCHW result bit for bit. (Averages
+// need not: each format's paths sum in their own order, checked against the
+// reference one by one.)
+template <typename T>
+std::vector<T> RunBothFormatsMax(const std::vector<T>& src, const PoolGeom& g, bool use3d) {
+  const auto both = RunEachFormat<T, true>(src, g, false, use3d);
+  REQUIRE(SameBits(both[1], both[0]));
+  return both[0];
 }
 
 // Max is exact: the output is the reference's element (a +0/-0 tie may pick
@@ -115,7 +125,7 @@ std::vector<T> RunBothFormats(const std::vector<T>& src, const PoolGeom& g, bool
 template <typename T>
 void CheckMax(const PoolGeom& g, bool use3d, const std::vector<T>& src) {
   INFO("max " << Describe(g) << (use3d ? " (3D call)" : ""));
-  const auto got = RunBothFormats<T, true>(src, g, false, use3d);
+  const auto got = RunBothFormatsMax<T>(src, g, use3d);
   const auto ref = synetk_ref::PoolMax(src, g, false);
   for (size_t i = 0; i < got.size(); ++i) {
     if (std::memcmp(&got[i], &ref[i], sizeof(T)) != 0 &&
@@ -133,19 +143,23 @@ void CheckMax(const PoolGeom& g, bool use3d, const std::vector<T>& src) {
 template <typename T>
 void CheckAverage(const PoolGeom& g, bool excludePad, const std::vector<T>& src) {
   INFO("average " << Describe(g) << " excludePad " << excludePad);
-  const auto got = RunBothFormats<T, false>(src, g, excludePad, false);
+  const auto both = RunEachFormat<T, false>(src, g, excludePad, false);
   std::vector<double> mag;
   const auto ref = synetk_ref::PoolAverage(src, g, excludePad, false, mag);
   const double n = std::min<double>(double(g.kY) * double(g.kX), double(g.srcH) * double(g.srcW));
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double v = synetk_ref::PoolValue(got[i]);
-    // f16 outputs below 2^-14 are subnormal: their ulp is 2^-24 absolute
-    // (as in normalize_test.cc), which the relative kUlp does not cover.
-    const double subnormalUlp = std::is_same_v<T, float16_t> ? std::ldexp(1.0, -24) : 0.0;
-    const double tol = (n + 2) * std::ldexp(1.0, -24) * mag[i] +
-                       TestElem<T>::kUlp * std::fabs(ref[i]) + subnormalUlp + 1e-30;
-    if (!(std::fabs(v - ref[i]) <= tol)) {
-      FAIL("element " << i << " got " << v << " expected " << ref[i] << " (tol " << tol << ")");
+  for (size_t f = 0; f < 2; ++f) {
+    INFO((f == 0 ? "NCHW" : "NHWC"));
+    const auto& got = both[f];
+    for (size_t i = 0; i < got.size(); ++i) {
+      const double v = synetk_ref::PoolValue(got[i]);
+      // f16 outputs below 2^-14 are subnormal: their ulp is 2^-24 absolute
+      // (as in normalize_test.cc), which the relative kUlp does not cover.
+      const double subnormalUlp = std::is_same_v<T, float16_t> ? std::ldexp(1.0, -24) : 0.0;
+      const double tol = (n + 2) * std::ldexp(1.0, -24) * mag[i] +
+                         TestElem<T>::kUlp * std::fabs(ref[i]) + subnormalUlp + 1e-30;
+      if (!(std::fabs(v - ref[i]) <= tol)) {
+        FAIL("element " << i << " got " << v << " expected " << ref[i] << " (tol " << tol << ")");
+      }
     }
   }
 }
@@ -339,10 +353,11 @@ TEMPLATE_TEST_CASE("pooling average of negative zeros is +0", "[pooling]", float
       const std::vector<TestType> src(g.SrcSize(), TestElem<TestType>::FromFloat(-0.0f));
       const TestType plusZero = TestElem<TestType>::FromFloat(0.0f);
       for (const bool excludePad : {true, false}) {
-        const auto got = RunBothFormats<TestType, false>(src, g, excludePad, false);
-        for (size_t i = 0; i < got.size(); ++i) {
-          INFO("element " << i << " excludePad " << excludePad);
-          REQUIRE(std::memcmp(&got[i], &plusZero, sizeof(TestType)) == 0);
+        for (const auto& got : RunEachFormat<TestType, false>(src, g, excludePad, false)) {
+          for (size_t i = 0; i < got.size(); ++i) {
+            INFO("element " << i << " excludePad " << excludePad);
+            REQUIRE(std::memcmp(&got[i], &plusZero, sizeof(TestType)) == 0);
+          }
         }
       }
     }
@@ -628,13 +643,14 @@ TEST_CASE("pooling bf16 averages keep denormal values", "[pooling]") {
         for (size_t i = 0; i < src.size(); ++i) {
           std::memcpy(&src[i], &values[(i / plane) % kValues], 2);
         }
-        const auto got = RunBothFormats<bfloat16_t, false>(src, g, true, false);
         const size_t dstPlane = g.dstH * g.dstW;
-        for (size_t i = 0; i < got.size(); ++i) {
-          uint16_t bits;
-          std::memcpy(&bits, &got[i], 2);
-          INFO("output " << i);
-          REQUIRE(bits == values[(i / dstPlane) % kValues]);
+        for (const auto& got : RunEachFormat<bfloat16_t, false>(src, g, true, false)) {
+          for (size_t i = 0; i < got.size(); ++i) {
+            uint16_t bits;
+            std::memcpy(&bits, &got[i], 2);
+            INFO("output " << i);
+            REQUIRE(bits == values[(i / dstPlane) % kValues]);
+          }
         }
       }
     });

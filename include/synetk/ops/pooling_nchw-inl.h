@@ -25,23 +25,6 @@ SYNETK_NAMESPACE_BEGIN
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-
-// Max windows of kTaps rows, output rows one input row apart, in pairs:
-// rows 1 .. kTaps - 1 of the first window are the second window's first
-// rows, so a pair takes kTaps + 1 loads instead of 2 * kTaps. `rows` is even.
-template <class Ops, size_t kTaps, class D, class Row, class Emit>
-HWY_INLINE void PoolStackPairs(D d, size_t rows, size_t W, const Row& row, const Emit& emit) {
-  const size_t N = hn::Lanes(d);
-  for (size_t r = 0; r < rows; r += 2) {
-    for (size_t x = 0; x < W; x += N) {
-      const auto shared = PoolTapSum<Ops, kTaps - 1>(
-          [&](auto k) HWY_ATTR SYNETK_LAMBDA_INLINE { return row(r + 1 + k, x); });
-      emit(r, x, Ops::Combine(row(r, x), shared));
-      emit(r + 1, x, Ops::Combine(shared, row(r + kTaps, x)));
-    }
-  }
-}
-
 // PoolNchwStacked's vertical step of `rows` output rows whose n input rows
 // (`stride` apart) lie inside src, the first at s + r*step for row r: into
 // out + r*outStep, x < W, then the padding past W is restored. Its own
@@ -59,27 +42,16 @@ HWY_NOINLINE void PoolStackRows(D d, size_t n, size_t rows, const T* HWY_RESTRIC
     if (x + N >= W) hn::StoreU(Ops::Identity(d), d, seg + W);
   };
   size_t first = 0;  // rows before it went in pairs
-  if constexpr (Ops::kOrderFree) {
-    // Row r's stores spill up to a vector past W: in pairs, that must not
-    // reach row r + 1, written alongside.
-    if (step == stride && n >= 2 && n <= 7 && rows >= 2 && outStep >= W + N) {
-      // Input row i of the block at s + i*stride.
-      const auto row = [=](size_t i, size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        return Ops::Load(d, s + i * stride + x);
-      };
-      const size_t even = rows & ~size_t{1};
-      // Its own switch (2..7, no unused 1): through PoolWithTapCount, u8
-      // 32x64x64 5x5 ran 4.3 -> 4.8 us.
-      switch (n) {
-        case 2: PoolStackPairs<Ops, 2>(d, even, W, row, emit); break;
-        case 3: PoolStackPairs<Ops, 3>(d, even, W, row, emit); break;
-        case 4: PoolStackPairs<Ops, 4>(d, even, W, row, emit); break;
-        case 5: PoolStackPairs<Ops, 5>(d, even, W, row, emit); break;
-        case 6: PoolStackPairs<Ops, 6>(d, even, W, row, emit); break;
-        default: PoolStackPairs<Ops, 7>(d, even, W, row, emit); break;
-      }
-      first = even;
-    }
+  // Row r's stores spill up to a vector past W: in pairs, that must not
+  // reach row r + 1, written alongside.
+  if (step == stride && n >= 2 && n <= 7 && rows >= 2 && outStep >= W + N) {
+    // Input row i of the block at s + i*stride.
+    const auto row = [=](size_t i, size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      return Ops::Load(d, s + i * stride + x);
+    };
+    const size_t even = rows & ~size_t{1};
+    PoolStackPairsOf<Ops>(d, n, even, W, row, emit);
+    first = even;
   }
   // Rows [first, rows) one by one.
   PoolTapsRows<Ops>(

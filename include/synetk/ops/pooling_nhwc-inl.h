@@ -420,16 +420,23 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   // (3N-lane LoadInterleaved3 reads, hence 3N more lanes of padding) and each
   // plane pooled like an NCHW row, N output pixels per vector.
   const bool planar = !pick && C == 3 && sX != 1 && !pool3d && kX <= kPoolStackedMaxKernel;
-  const size_t rowLen = pixels * C + PoolRoundUp(rowElems, N) - rowElems + 6 * N;
-  L* R = PoolAlignLanes(PoolScratch<L, 0>(rowLen + N), N);
-  const V ident = Ops::Identity(d);
-  for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
-  hn::StoreU(ident, d, R + rowLen - N);
-  L* pix = pool3d ? PoolScratch<L, 1>(PoolRoundUp(C, N) + N) : nullptr;
   // Stride 1 (2D, small kernel): output element j of a row reads R[j + k*C],
   // so the row is one flat pass however few channels there are.
   const size_t rowOut = dstW * C;
   const bool flat = sX == 1 && !pool3d && kX <= kPoolStackedMaxKernel;
+  // Flat rows one input row apart with windows of 2 to 7 rows: their
+  // vertical steps go in pairs (PoolStackPairs), the second into R2.
+  const bool flatPairs = flat && a.sY == 1 && a.kY >= 2 && a.kY <= 7;
+  const size_t rowLen = pixels * C + PoolRoundUp(rowElems, N) - rowElems + 6 * N;
+  L* R = PoolAlignLanes(PoolScratch<L, 0>(2 * rowLen + 3 * N), N);
+  L* R2 = PoolAlignLanes(R + rowLen, N);
+  const V ident = Ops::Identity(d);
+  for (L* buf : {R, R2}) {
+    if (buf == R2 && !flatPairs) break;
+    for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, buf + i);
+    hn::StoreU(ident, d, buf + rowLen - N);
+  }
+  L* pix = pool3d ? PoolScratch<L, 1>(PoolRoundUp(C, N) + N) : nullptr;
   L* widths = nullptr;  // average with excludePad: clipped width per element
   if constexpr (!Cfg::isMax) {
     if ((flat || pick) && excludePad) {
@@ -566,12 +573,34 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         continue;
       }
     }
-    vertical();
-    if (flat) {
-      const size_t base = dy * rowOut;
-      PoolNhwcFlatRow<Ops>(d, R, C, kX, rowOut, static_cast<L>(wy.Size()),
+    const auto flatRow = [&](const L* buf, size_t y) HWY_ATTR {
+      const size_t base = y * rowOut;
+      PoolNhwcFlatRow<Ops>(d, buf, C, kX, rowOut, static_cast<L>(wy.Size()),
                            excludePad ? widths : nullptr, static_cast<L>(a.divisor), dst + base,
                            dstTotal - base);
+    };
+    // Row dy + 1's window is wy one row down, whole and inside src too.
+    if (flatPairs && dy + 1 < a.end && wy.Size() == a.kY && wy.end < a.srcH &&
+        wy.end * rowElems + PoolRoundUp(rowElems, N) <= srcTotal) {
+      const T* s = a.src + wy.begin * rowElems;
+      L* const outs[2] = {row, R2 + pX * C};
+      PoolStackPairsOf<Ops>(
+          d, a.kY, 2, rowElems,
+          [=](size_t i, size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+            return Ops::Load(d, s + i * rowElems + x);
+          },
+          [=](size_t r, size_t x, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+            hn::StoreU(v, d, outs[r] + x);
+          });
+      for (L* out : outs) hn::StoreU(ident, d, out + rowElems);
+      flatRow(R, dy);
+      flatRow(R2, dy + 1);
+      ++dy;
+      continue;
+    }
+    vertical();
+    if (flat) {
+      flatRow(R, dy);
       continue;
     }
     if (planar) {
