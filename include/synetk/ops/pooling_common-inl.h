@@ -168,7 +168,7 @@ inline constexpr bool kPoolNativeFma =
 template <typename T, class Format>
 struct PoolOps<detail::PoolCfg<false, T, Format>> {
   using L = float;
-  static constexpr bool kOrderFree = false;  // fp32 sums: keep one order in every path
+  static constexpr bool kOrderFree = false;  // fp32 sums: in the order each path states
   static constexpr bool kDivides = true;
   template <class D>
   static HWY_INLINE hn::Vec<D> Identity(D d) {
@@ -393,8 +393,8 @@ HWY_INLINE hn::Vec<D> PoolDivide(D d, hn::Vec<D> v, const typename Ops::L* areas
   return v;
 }
 
-// The first term of a reduction: averages start from +0 (so that every path
-// adds in one order and -0 sums come out +0), max needs no identity.
+// The first term of a reduction: averages start from +0 (so that a window
+// of -0 sums to +0, as the reference's does), max needs no identity.
 template <class Ops, class D>
 HWY_INLINE hn::Vec<D> PoolStart(D d, hn::Vec<D> v) {
   if constexpr (Ops::kOrderFree) return v;
@@ -486,7 +486,7 @@ HWY_INLINE void PoolTapChain(V& acc, V& acc2, const TapAt& tapAt) {
 }
 
 // tapAt(0) (+) tapAt(1) (+) ... (+) tapAt(kTaps - 1) in tap order (averages
-// keep one order in every path; max runs two chains).
+// run one chain in tap order; max runs two chains).
 template <class Ops, size_t kTaps, class TapAt>
 HWY_INLINE auto PoolTapSum(const TapAt& tapAt) {
   constexpr bool kTwoChains = Ops::kOrderFree && kTaps >= 3;
@@ -524,7 +524,7 @@ HWY_INLINE bool PoolWithTapCount(size_t n, const F& f) {
 
 // For rows r < `rows` and x = 0, N, 2N, ... < len: emit(r, x, tap(r, x, 0)
 // (+) tap(r, x, 1) (+) ... (+) tap(r, x, n - 1)), combined in tap order
-// (averages keep one order in every path; max runs two chains). Up to 7 taps
+// (averages run one chain in tap order; max two chains). Up to 7 taps
 // are unrolled at compile time: the per-tap loop bookkeeping cost more than
 // the arithmetic on 5-tap windows. PoolTapsRows dispatches the tap count
 // once for all rows: one-vector rows (5x5 stride-1 windows on 64-wide
@@ -606,7 +606,7 @@ HWY_INLINE bool PoolStackPairsOf(D d, size_t n, size_t rows, size_t W, const Row
 
 // Vertical step over n >= 1 rows at src, src + stride, ...: out[x] for
 // x < len, rounded up to whole vectors (the caller made them readable).
-// Averages start from +0 and add the rows in order, like every other path.
+// Averages start from +0 and add the rows in order.
 template <class Ops, class D, typename T>
 HWY_INLINE void PoolRows(D d, const T* src, size_t stride, size_t n, size_t len,
                          typename Ops::L* out, bool prefetch) {
