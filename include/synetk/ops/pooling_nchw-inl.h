@@ -70,7 +70,7 @@ HWY_NOINLINE void PoolStackRows(D d, size_t n, size_t rows, const T* HWY_RESTRIC
 // (+) R[x + 1]) and each output takes every other pair, P[x] (+) P[x + 2]
 // (+) ..., then the last tap if kTaps is odd: 5 taps in 3 shifts and 3
 // combines instead of 4 and 4 (32x64x64 5x5 s1 bf16 average, AVX3_DL:
-// 40 -> 36 us). The pairs of vector j + 1 read vector j + 2, which the
+// 40 -> 38 us). The pairs of vector j + 1 read vector j + 2, which the
 // segments' slack holds (PoolNchwStacked).
 template <class Ops, size_t kTaps, class D, class Emit>
 HWY_INLINE void PoolSlideAligned(D d, size_t rows, const typename Ops::L* HWY_RESTRICT R,
