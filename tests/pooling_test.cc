@@ -220,6 +220,11 @@ std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
   v.push_back(Geom2D(16, 28, 28, 3, 3, 2, 2, 1, 1, false, false));  // ResNet stem
   v.push_back(Geom2D(24, 14, 14, 2, 2, 2, 2, 0, 0, false, false));
   v.push_back(Geom2D(8, 13, 13, 5, 5, 1, 1, 2, 2, false, false));  // YOLO SPP
+  // NHWC stride-1 rows with whole vectors of channels: output pixels in
+  // pairs (odd and even widths; 5, 4 and 7 taps).
+  v.push_back(Geom2D(32, 6, 9, 5, 5, 1, 1, 2, 2, false, false));
+  v.push_back(Geom2D(64, 5, 8, 4, 4, 1, 1, 1, 2, false, true));
+  v.push_back(Geom2D(48, 4, 7, 2, 7, 1, 1, 1, 3, true, false));
   // Stacked NCHW rows with more taps than are unrolled (8-11), unclipped rows
   // of stride 1 and 2, and rows of several vectors.
   v.push_back(Geom2D(3, 20, 24, 9, 11, 1, 1, 4, 5, false, false));

@@ -24,9 +24,39 @@ SYNETK_NAMESPACE_BEGIN
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// PoolNhwcFlatRow's pixels in pairs, with whole vectors of channels: pixel
+// p + 1's window is pixel p's one pixel on, so the two share kTaps - 1 taps
+// (PoolStackPairs' order): kTaps + 1 loads and kTaps combines per pair of
+// output vectors instead of 2 kTaps loads and 2 (kTaps - 1) combines. One
+// flat loop over the even pixels' `half` elements (a loop per pixel pair
+// spent more on its bookkeeping than it saved). emit(j, v) for both.
+template <class Ops, size_t kTaps, class D, class Emit>
+HWY_INLINE void PoolNhwcPixelPairs(D d, const typename Ops::L* HWY_RESTRICT R, size_t C,
+                                   size_t half, const Emit& emit) {
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  size_t j = 0, c = 0;  // j: element of an even pixel, c: its channel
+  for (size_t i = 0; i < half; i += N) {
+    const V shared = PoolTapSum<Ops, kTaps - 1>([&](auto k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      const V v = hn::LoadU(d, R + j + (1 + k) * C);
+      return k == 0 ? PoolStart<Ops>(d, v) : v;
+    });
+    emit(j, Ops::Combine(hn::LoadU(d, R + j), shared));
+    emit(j + C, Ops::Combine(shared, hn::LoadU(d, R + j + kTaps * C)));
+    j += N;
+    c += N;
+    if (c == C) {  // on to the next even pixel
+      c = 0;
+      j += C;
+    }
+  }
+}
+
 // NHWC with stride 1 along W: output element j of the row reads R[j + k*C],
-// so the row is one flat pass however few channels there are. Its own
-// function: inside PoolNhwc, GCC spilled the tap offsets of this loop.
+// so the row is one flat pass however few channels there are; with whole
+// vectors of channels and 2 to 7 taps, output pixels go in pairs
+// (PoolNhwcPixelPairs). Its own function: inside PoolNhwc, GCC spilled the
+// tap offsets of this loop.
 template <class Ops, class D, typename T>
 HWY_NOINLINE void PoolNhwcFlatRow(D d, const typename Ops::L* HWY_RESTRICT R, size_t C,
                                   size_t kX, size_t rowOut, typename Ops::L rows,
@@ -34,16 +64,29 @@ HWY_NOINLINE void PoolNhwcFlatRow(D d, const typename Ops::L* HWY_RESTRICT R, si
                                   typename Ops::L divisor, T* HWY_RESTRICT out, size_t avail) {
   using V = hn::Vec<D>;
   const V area = hn::Set(d, rows), div = hn::Set(d, divisor);
+  // Output element j from its window's combination v.
+  const auto emit = [&](size_t j, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    if constexpr (!Ops::kOrderFree) {  // average: widths given with excludePad
+      v = hn::Div(v, widths ? hn::Mul(area, hn::LoadU(d, widths + j)) : div);
+    }
+    // Lanes past the row land on outputs written later.
+    PoolStoreDst<Ops>(d, v, out + j, avail - j);
+  };
+  size_t first = 0;  // outputs before it went in pixel pairs
+  const size_t pixels = rowOut / C, half = (pixels / 2) * C;
+  if (C % hn::Lanes(d) == 0 && kX >= 2 && half != 0 &&
+      PoolWithTapCount(kX, [&](auto k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        // (1 tap is ruled out above; the bound keeps it compiling)
+        PoolNhwcPixelPairs<Ops, HWY_MAX(decltype(k)::value, size_t{2})>(d, R, C, half, emit);
+      })) {
+    first = 2 * half;
+  }
   PoolTaps<Ops>(
-      d, kX, rowOut,
-      [&](size_t j, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE { return hn::LoadU(d, R + j + k * C); },
-      [&](size_t j, V acc) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        if constexpr (!Ops::kOrderFree) {  // average: widths given with excludePad
-          acc = hn::Div(acc, widths ? hn::Mul(area, hn::LoadU(d, widths + j)) : div);
-        }
-        // Lanes past the row land on outputs written later.
-        PoolStoreDst<Ops>(d, acc, out + j, avail - j);
-      });
+      d, kX, rowOut - first,
+      [&](size_t j, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        return hn::LoadU(d, R + first + j + k * C);
+      },
+      [&](size_t j, V v) HWY_ATTR SYNETK_LAMBDA_INLINE { emit(first + j, v); });
 }
 
 // NHWC with 3 channels and strideX > 1 where PoolNhwcPickRow does not apply:
