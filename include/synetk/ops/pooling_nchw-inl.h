@@ -71,7 +71,9 @@ HWY_NOINLINE void PoolStackRows(D d, size_t n, size_t rows, const T* HWY_RESTRIC
 // (+) ..., then the last tap if kTaps is odd: 5 taps in 3 shifts and 3
 // combines instead of 4 and 4 (32x64x64 5x5 s1 bf16 average, AVX3_DL:
 // 40 -> 38 us). The pairs of vector j + 1 read vector j + 2, which the
-// segments' slack holds (PoolNchwStacked).
+// segments' slack holds (PoolNchwStacked). Only 32-bit lanes: the 8-bit
+// max ran slower so (u8 7.6-7.9 -> 8.7-10.5 us), whose shifts by 1 and 2
+// lanes take two operations each.
 template <class Ops, size_t kTaps, class D, class Emit>
 HWY_INLINE void PoolSlideAligned(D d, size_t rows, const typename Ops::L* HWY_RESTRICT R,
                                  size_t Wseg, size_t len, const Emit& emit) {
@@ -80,7 +82,7 @@ HWY_INLINE void PoolSlideAligned(D d, size_t rows, const typename Ops::L* HWY_RE
   for (size_t r = 0; r < rows; ++r) {
     const typename Ops::L* const row = R + r * Wseg;
     V lo = hn::Load(d, row);
-    if constexpr (kTaps >= 4) {
+    if constexpr (kTaps >= 4 && sizeof(typename Ops::L) == 4) {
       V hi = hn::Load(d, row + kN);
       V pairsLo = Ops::Combine(lo, PoolShiftIn<1>(d, lo, hi));
       for (size_t j = 0; j < len; j += kN) {

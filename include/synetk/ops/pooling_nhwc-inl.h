@@ -468,14 +468,15 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const size_t rowOut = dstW * C;
   const bool flat = sX == 1 && !pool3d && kX <= kPoolStackedMaxKernel;
   // Flat rows one input row apart with windows of 2 to 7 rows: their
-  // vertical steps go in pairs (PoolStackPairs), the second into R2.
-  const bool flatPairs = flat && a.sY == 1 && a.kY >= 2 && a.kY <= 7;
+  // vertical steps go in pairs (PoolStackPairs), the second into R2 (filled
+  // only for calls of two rows or more: global 512x7x7 lost 15% to it).
+  const bool flatPairs = flat && a.sY == 1 && a.kY >= 2 && a.kY <= 7 && a.end - a.begin >= 2;
   const size_t rowLen = pixels * C + PoolRoundUp(rowElems, N) - rowElems + 6 * N;
-  L* R = PoolAlignLanes(PoolScratch<L, 0>(2 * rowLen + 3 * N), N);
-  L* R2 = PoolAlignLanes(R + rowLen, N);
+  L* R = PoolAlignLanes(PoolScratch<L, 0>((flatPairs ? 2 * rowLen + N : rowLen) + 2 * N), N);
+  L* R2 = flatPairs ? PoolAlignLanes(R + rowLen, N) : nullptr;
   const V ident = Ops::Identity(d);
   for (L* buf : {R, R2}) {
-    if (buf == R2 && !flatPairs) break;
+    if (buf == nullptr) break;
     for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, buf + i);
     hn::StoreU(ident, d, buf + rowLen - N);
   }
