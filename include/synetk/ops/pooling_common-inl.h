@@ -566,23 +566,35 @@ HWY_INLINE void PoolTaps(D d, size_t n, size_t len, const Tap& tap, const Emit& 
       [&](size_t, size_t x, hn::Vec<D> v) HWY_ATTR SYNETK_LAMBDA_INLINE { emit(x, v); });
 }
 
-// Windows of kTaps rows, output rows one input row apart, in pairs: rows
-// 1 .. kTaps - 1 of the first window are the second window's first rows, so
-// a pair takes kTaps + 1 loads and kTaps combines instead of 2 * kTaps
-// each. Averages add the shared rows from +0 (a window of -0 still sums to
-// +0), then the first window's first row or the second's last: another
-// order than a row at a time, within the same bound. `rows` is even.
+// Two windows of kTaps taps, the second one tap on from the first: tap(i)
+// for i = 0 .. kTaps. They share taps 1 .. kTaps - 1, combined once
+// (averages from +0, so that a window of -0 still sums to +0); `first`
+// adds tap 0 to them, `second` tap kTaps: kTaps + 1 taps and kTaps combines
+// instead of 2 * kTaps each. For averages another order than a window at a
+// time, within the same bound.
+template <class Ops, size_t kTaps, class D, class Tap>
+HWY_INLINE void PoolWindowPair(D d, const Tap& tap, hn::Vec<D>& first, hn::Vec<D>& second) {
+  const hn::Vec<D> shared = PoolTapSum<Ops, kTaps - 1>([&](auto k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    const hn::Vec<D> v = tap(1 + k);
+    return k == 0 ? PoolStart<Ops>(d, v) : v;
+  });
+  first = Ops::Combine(tap(0), shared);
+  second = Ops::Combine(shared, tap(kTaps));
+}
+
+// Windows of kTaps rows, output rows one input row apart, in pairs
+// (PoolWindowPair: rows 1 .. kTaps - 1 of the first window are the second
+// window's first rows). `rows` is even.
 template <class Ops, size_t kTaps, class D, class Row, class Emit>
 HWY_INLINE void PoolStackPairs(D d, size_t rows, size_t W, const Row& row, const Emit& emit) {
   const size_t N = hn::Lanes(d);
   for (size_t r = 0; r < rows; r += 2) {
     for (size_t x = 0; x < W; x += N) {
-      const auto shared = PoolTapSum<Ops, kTaps - 1>([&](auto k) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        const auto v = row(r + 1 + k, x);
-        return k == 0 ? PoolStart<Ops>(d, v) : v;
-      });
-      emit(r, x, Ops::Combine(row(r, x), shared));
-      emit(r + 1, x, Ops::Combine(shared, row(r + kTaps, x)));
+      hn::Vec<D> first, second;
+      PoolWindowPair<Ops, kTaps>(
+          d, [&](size_t i) HWY_ATTR SYNETK_LAMBDA_INLINE { return row(r + i, x); }, first, second);
+      emit(r, x, first);
+      emit(r + 1, x, second);
     }
   }
 }

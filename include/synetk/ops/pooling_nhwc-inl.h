@@ -25,24 +25,21 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // PoolNhwcFlatRow's pixels in pairs, with whole vectors of channels: pixel
-// p + 1's window is pixel p's one pixel on, so the two share kTaps - 1 taps
-// (PoolStackPairs' order): kTaps + 1 loads and kTaps combines per pair of
-// output vectors instead of 2 kTaps loads and 2 (kTaps - 1) combines. One
-// flat loop over the even pixels' `half` elements (a loop per pixel pair
-// spent more on its bookkeeping than it saved). emit(j, v) for both.
+// p + 1's window is pixel p's one pixel on (PoolWindowPair). One flat loop
+// over the even pixels' `half` elements (a loop per pixel pair spent more
+// on its bookkeeping than it saved). emit(j, v) for both.
 template <class Ops, size_t kTaps, class D, class Emit>
 HWY_INLINE void PoolNhwcPixelPairs(D d, const typename Ops::L* HWY_RESTRICT R, size_t C,
                                    size_t half, const Emit& emit) {
-  using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
   size_t j = 0, c = 0;  // j: element of an even pixel, c: its channel
   for (size_t i = 0; i < half; i += N) {
-    const V shared = PoolTapSum<Ops, kTaps - 1>([&](auto k) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      const V v = hn::LoadU(d, R + j + (1 + k) * C);
-      return k == 0 ? PoolStart<Ops>(d, v) : v;
-    });
-    emit(j, Ops::Combine(hn::LoadU(d, R + j), shared));
-    emit(j + C, Ops::Combine(shared, hn::LoadU(d, R + j + kTaps * C)));
+    hn::Vec<D> first, second;
+    PoolWindowPair<Ops, kTaps>(
+        d, [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE { return hn::LoadU(d, R + j + k * C); },
+        first, second);
+    emit(j, first);
+    emit(j + C, second);
     j += N;
     c += N;
     if (c == C) {  // on to the next even pixel
