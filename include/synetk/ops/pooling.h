@@ -85,7 +85,9 @@ inline void RunPooling(const char* layer, PoolArgs<T>& a, Range part) {
   CheckNotNull(layer, "src", a.src);
   CheckNotNull(layer, "dst", a.dst);
   CheckNoPartialOverlap(layer, "dst", a.dst, dstBytes, "src", a.src, srcBytes, false);
-  if (!kMax) a.divisor = static_cast<float>(static_cast<double>(a.kY) * static_cast<double>(a.kX));
+  if (!kMax) {
+    a.scale = 1.0f / static_cast<float>(static_cast<double>(a.kY) * static_cast<double>(a.kX));
+  }
   NormalizePoolAxis(a.kY, a.sY, a.pY, a.srcH, a.dstH);
   NormalizePoolAxis(a.kX, a.sX, a.pX, a.srcW, a.dstW);
   NormalizePoolAxis(a.kC, a.sC, a.pC, a.srcC, a.dstC);

@@ -27,7 +27,7 @@ struct PoolArgs {
   size_t pC = 0, pY = 0, pX = 0;
   bool pool3d = false;      // channels are pooled too (max only)
   bool excludePad = false;  // average: divide by the clipped area
-  float divisor = 1.0f;     // average without excludePad: kernelY*kernelX
+  float scale = 1.0f;       // average without excludePad: 1 / (kernelY*kernelX)
   bool direct = false;      // geometry too large for row buffers: direct loop
   // The part to compute: output channels [begin, end) in NCHW, output rows
   // [begin, end) in NHWC (the outermost output axis, so a part's outputs are
@@ -253,8 +253,8 @@ HWY_INLINE void PoolFill(D d, hn::TFromD<D>* p, size_t n, hn::TFromD<D> v) {
 
 // NHWC averages with excludePad: the clipped width of each output element's
 // window, pixel by pixel (len / C pixels of C elements, width(dx) each; a
-// division per element, j / C, cost as much as pooling the row), then N
-// more elements of 1.
+// division per element, j / C, cost as much as pooling the row), then 2N
+// more elements of 1 (PoolNhwc reads whole vectors of them).
 template <class D, class Width>
 HWY_INLINE hn::TFromD<D>* PoolWidthsPerElement(D d, size_t len, size_t C, const Width& width) {
   using L = hn::TFromD<D>;
@@ -262,7 +262,7 @@ HWY_INLINE hn::TFromD<D>* PoolWidthsPerElement(D d, size_t len, size_t C, const 
   for (size_t dx = 0; dx * C < len; ++dx) {
     PoolFill(d, widths + dx * C, C, static_cast<L>(width(dx)));  // spills onto dx + 1
   }
-  PoolFill(d, widths + len, hn::Lanes(d), L(1));
+  PoolFill(d, widths + len, 2 * hn::Lanes(d), L(1));
   return widths;
 }
 
@@ -327,6 +327,18 @@ HWY_INLINE hn::Vec<D> PoolRowStrided(D d, const typename Ops::L* r, size_t kBegi
   return acc;
 }
 
+// An average's last step: its window's sum times the reciprocal of the
+// window's area (computed once per call, not per output: a 512-bit division
+// takes 6 cycles on Zen 4 and 10 or so on Intel cores, against 0.5-1 for a
+// multiplication), plus +0 in the same fused operation. The +0 is the
+// reference's starting term: a window of -0 sums to -0 here, since no other
+// step adds +0, and ends as +0. One rounding of sum * (1 / area) after that
+// of 1 / area: within an ulp of sum / area (see docs/pooling.md, Tolerance).
+template <class D>
+HWY_INLINE hn::Vec<D> PoolScale(D d, hn::Vec<D> sum, hn::Vec<D> scale) {
+  return hn::MulAdd(sum, scale, hn::Zero(d));
+}
+
 // Direct evaluation, one output at a time, for geometry whose row buffers
 // would be out of proportion to the tensors (huge padding).
 template <class Cfg>
@@ -353,8 +365,9 @@ void PoolDirect(const detail::PoolArgs<typename Cfg::Elem>& a) {
             for (size_t x = wx.begin; x < wx.end; ++x)
               acc = Ops::Combine(acc, Ops::Load(d1, a.src + srcAt(c, y, x)));
         if constexpr (!Cfg::isMax) {  // average
-          const float area = a.excludePad ? static_cast<float>(wy.Size() * wx.Size()) : a.divisor;
-          acc = hn::Div(acc, hn::Set(d1, area));
+          const float scale =
+              a.excludePad ? 1.0f / static_cast<float>(wy.Size() * wx.Size()) : a.scale;
+          acc = PoolScale(d1, acc, hn::Set(d1, scale));
         }
         const size_t o = kNhwc ? (dy * a.dstW + dx) * a.dstC + dc : (dc * a.dstH + dy) * a.dstW + dx;
         Ops::Store(d1, acc, a.dst + o);
@@ -382,69 +395,52 @@ HWY_INLINE void PoolColumnsChecked(D d, const T* src, size_t srcTotal, size_t pl
   }
 }
 
-// An average's division, by areas[i] (excludePad: each output's clipped
-// area) or, with no areas, by `divisor`; max values pass through.
+// PoolScale by scales[i] (excludePad: each output's 1 / clipped area) or,
+// with no scales, by `scale` (1 / (kernelY * kernelX)); max values pass
+// through.
 template <class Ops, class D>
-HWY_INLINE hn::Vec<D> PoolDivide(D d, hn::Vec<D> v, const typename Ops::L* areas, size_t i,
-                                 typename Ops::L divisor) {
+HWY_INLINE hn::Vec<D> PoolScaleAt(D d, hn::Vec<D> v, const typename Ops::L* scales, size_t i,
+                                  typename Ops::L scale) {
   if constexpr (Ops::kDivides) {
-    v = hn::Div(v, areas ? hn::LoadU(d, areas + i) : hn::Set(d, divisor));
+    v = PoolScale(d, v, scales ? hn::LoadU(d, scales + i) : hn::Set(d, scale));
   }
   return v;
 }
 
-// The first term of a reduction: averages start from +0 (so that a window
-// of -0 sums to +0, as the reference's does), max needs no identity.
-template <class Ops, class D>
-HWY_INLINE hn::Vec<D> PoolStart(D d, hn::Vec<D> v) {
-  if constexpr (Ops::kOrderFree) return v;
-  return Ops::Combine(Ops::Identity(d), v);
-}
-
-// An average's +0 added once at the end of a window's sum instead of at the
-// start of each of its chains (PoolStart): the same bits, since a sum is -0
-// only when every term is -0 and no +0 joins it, wherever it joins. Paths
-// bound by fp32 adds spend one add per output vector instead of one per
-// chain (3x3 s2 NCHW: three).
-template <class Ops, class D>
-HWY_INLINE hn::Vec<D> PoolEnd(D d, hn::Vec<D> v) {
-  if constexpr (Ops::kOrderFree) return v;
-  return Ops::Combine(v, Ops::Identity(d));
-}
-
 // The vertical step of kRows (1 to 3) rows `pitch` apart from p, in
-// PoolRows' order: from +0 for averages (unless kStart is false: the caller
-// adds it with PoolEnd), then the rows in order.
-template <class Ops, size_t kRows, bool kStart = true, class D, typename T>
+// PoolRows' order: the rows in order.
+template <class Ops, size_t kRows, class D, typename T>
 HWY_INLINE hn::Vec<D> PoolColumn(D d, const T* p, size_t pitch) {
   static_assert(kRows >= 1 && kRows <= 3, "1 to 3 rows");
   hn::Vec<D> acc = Ops::Load(d, p);
-  if constexpr (kStart) acc = PoolStart<Ops>(d, acc);
   if constexpr (kRows >= 2) acc = Ops::Combine(acc, Ops::Load(d, p + pitch));
   if constexpr (kRows >= 3) acc = Ops::Combine(acc, Ops::Load(d, p + 2 * pitch));
   return acc;
 }
 
-// Averages with excludePad: areas[r*pitch + j] = height(r) * widths[j] for
-// r < rows, j < cols, a vector at a time (element by element, the windows'
-// arithmetic or conversions cost as much as the pooling). A row's last
-// vector spills into the next row, written after, or past the last one.
-// Products are exact while `exact` (kY*kX < 2^24); otherwise one rounding
-// of the integer product.
+// Averages with excludePad: scales[r*pitch + j] = 1 / (height(r) *
+// widths[j]) for r < rows, j < cols (PoolScale), a vector at a time
+// (element by element, the windows' arithmetic or conversions cost as much
+// as the pooling). A row's last vector spills into the next row, written
+// after, or past the last one. Areas are exact while `exact` (kY*kX <
+// 2^24); otherwise one rounding of the integer product.
 template <class D, class Height>
-HWY_INLINE void PoolAreaRows(D d, hn::TFromD<D>* areas, size_t rows, size_t pitch, size_t cols,
-                             const hn::TFromD<D>* widths, bool exact, const Height& height) {
+HWY_INLINE void PoolScaleRows(D d, hn::TFromD<D>* scales, size_t rows, size_t pitch, size_t cols,
+                              const hn::TFromD<D>* widths, bool exact, const Height& height) {
   using L = hn::TFromD<D>;
+  const auto one = hn::Set(d, L(1));
   for (size_t r = 0; r < rows; ++r) {
     const size_t hy = height(r);
-    L* row = areas + r * pitch;
+    L* row = scales + r * pitch;
     if (exact) {
       const auto h = hn::Set(d, static_cast<L>(hy));
       for (size_t j = 0; j < cols; j += hn::Lanes(d)) {
-        hn::StoreU(hn::Mul(h, hn::LoadU(d, widths + j)), d, row + j);
+        hn::StoreU(hn::Div(one, hn::Mul(h, hn::LoadU(d, widths + j))), d, row + j);
       }
     } else {
-      for (size_t j = 0; j < cols; ++j) row[j] = static_cast<L>(hy * static_cast<size_t>(widths[j]));
+      for (size_t j = 0; j < cols; ++j) {
+        row[j] = L(1) / static_cast<L>(hy * static_cast<size_t>(widths[j]));
+      }
     }
   }
 }
@@ -452,15 +448,13 @@ HWY_INLINE void PoolAreaRows(D d, hn::TFromD<D>* areas, size_t rows, size_t pitc
 // bf16 averages: the vertical step of kRows rows, `pitch` elements apart
 // from p, over 2N consecutive elements read as N 32-bit lanes: e sums the
 // even elements and od the odd ones (BF16LanesToF32), in PoolRows' order
-// (without the +0 when kStart is false, as in PoolColumn). p starts a
+// (as in PoolColumn). p starts a
 // 32-bit lane except in the AVX-512 pick rows, whose unaligned loads take
 // any address.
-template <class Ops, size_t kRows, bool kStart = true, class D, typename T>
+template <class Ops, size_t kRows, class D, typename T>
 HWY_INLINE void PoolBF16LaneRows(D d, const T* p, size_t pitch, hn::Vec<D>& e, hn::Vec<D>& od) {
+  LoadBF16Pair(d, p, e, od);
   hn::Vec<D> re, ro;
-  LoadBF16Pair(d, p, re, ro);
-  e = kStart ? PoolStart<Ops>(d, re) : re;
-  od = kStart ? PoolStart<Ops>(d, ro) : ro;
   for (size_t r = 1; r < kRows; ++r) {
     LoadBF16Pair(d, p + r * pitch, re, ro);
     e = Ops::Combine(e, re);
@@ -567,17 +561,15 @@ HWY_INLINE void PoolTaps(D d, size_t n, size_t len, const Tap& tap, const Emit& 
 }
 
 // Two windows of kTaps taps, the second one tap on from the first: tap(i)
-// for i = 0 .. kTaps. They share taps 1 .. kTaps - 1, combined once
-// (averages from +0, so that a window of -0 still sums to +0); `first`
+// for i = 0 .. kTaps. They share taps 1 .. kTaps - 1, combined once; `first`
 // adds tap 0 to them, `second` tap kTaps: kTaps + 1 taps and kTaps combines
 // instead of 2 * kTaps each. For averages another order than a window at a
 // time, within the same bound.
 template <class Ops, size_t kTaps, class D, class Tap>
 HWY_INLINE void PoolWindowPair(D d, const Tap& tap, hn::Vec<D>& first, hn::Vec<D>& second) {
-  const hn::Vec<D> shared = PoolTapSum<Ops, kTaps - 1>([&](auto k) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    const hn::Vec<D> v = tap(1 + k);
-    return k == 0 ? PoolStart<Ops>(d, v) : v;
-  });
+  (void)d;
+  const hn::Vec<D> shared =
+      PoolTapSum<Ops, kTaps - 1>([&](auto k) HWY_ATTR SYNETK_LAMBDA_INLINE { return tap(1 + k); });
   first = Ops::Combine(tap(0), shared);
   second = Ops::Combine(shared, tap(kTaps));
 }
@@ -618,7 +610,7 @@ HWY_INLINE bool PoolStackPairsOf(D d, size_t n, size_t rows, size_t W, const Row
 
 // Vertical step over n >= 1 rows at src, src + stride, ...: out[x] for
 // x < len, rounded up to whole vectors (the caller made them readable).
-// Averages start from +0 and add the rows in order.
+// Averages add the rows in order.
 template <class Ops, class D, typename T>
 HWY_INLINE void PoolRows(D d, const T* src, size_t stride, size_t n, size_t len,
                          typename Ops::L* out, bool prefetch) {
@@ -628,8 +620,7 @@ HWY_INLINE void PoolRows(D d, const T* src, size_t stride, size_t n, size_t len,
   PoolTaps<Ops>(
       d, n, len,
       [&](size_t x, size_t y) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        const hn::Vec<D> v = Ops::Load(d, src + y * stride + x);
-        return y == 0 ? PoolStart<Ops>(d, v) : v;
+        return Ops::Load(d, src + y * stride + x);
       },
       [&](size_t x, hn::Vec<D> acc) HWY_ATTR SYNETK_LAMBDA_INLINE {
         if (prefetch) {

@@ -57,8 +57,7 @@ HWY_NOINLINE void PoolStackRows(D d, size_t n, size_t rows, const T* HWY_RESTRIC
   PoolTapsRows<Ops>(
       d, n, rows - first, W,
       [=](size_t r, size_t x, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        const V v = Ops::Load(d, s + (first + r) * step + k * stride + x);
-        return k == 0 ? PoolStart<Ops>(d, v) : v;
+        return Ops::Load(d, s + (first + r) * step + k * stride + x);
       },
       [=](size_t r, size_t x, V v) HWY_ATTR SYNETK_LAMBDA_INLINE { emit(first + r, x, v); });
 }
@@ -112,16 +111,16 @@ HWY_INLINE void PoolSlideAligned(D d, size_t rows, const typename Ops::L* HWY_RE
 // PoolNchwStacked's horizontal step for stride 1 and rows of at least one
 // vector: output row r (dstW outputs at dst + r*dstW, of which `avail` from
 // dst on may be written) reduces kX taps of the segment at R + r*Wseg.
-// Averages divide by areas[r*G + j] (excludePad) or else by `divisor`.
+// Averages scale by scales[r*G + j] (excludePad) or else by `scale` (PoolScale).
 template <class Ops, class D, typename T>
 HWY_NOINLINE void PoolSlideRows(D d, size_t kX, size_t rows, const typename Ops::L* HWY_RESTRICT R,
                                 size_t Wseg, T* HWY_RESTRICT dst, size_t dstW, size_t avail,
-                                const typename Ops::L* HWY_RESTRICT areas, size_t G,
-                                typename Ops::L divisor) {
+                                const typename Ops::L* HWY_RESTRICT scales, size_t G,
+                                typename Ops::L scale) {
   using V = hn::Vec<D>;
   const auto emit = [=](size_t r, size_t j, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
     const size_t o = r * dstW + j;
-    PoolStoreDst<Ops>(d, PoolDivide<Ops>(d, v, areas, r * G + j, divisor), dst + o, avail - o);
+    PoolStoreDst<Ops>(d, PoolScaleAt<Ops>(d, v, scales, r * G + j, scale), dst + o, avail - o);
   };
 #if !HWY_HAVE_SCALABLE
   constexpr size_t kN = hn::MaxLanes(D());
@@ -180,28 +179,28 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const bool direct = G == a.dstW;  // block outputs are contiguous in dst
   const bool perRow = !direct && a.dstW >= N;
   T* O = direct || perRow ? nullptr : PoolScratch<T, 1>(flat);
-  // Average with excludePad: the clipped area of every output of a plane.
-  L* areas = nullptr;
+  // Average with excludePad: 1 / the clipped area of every output of a plane.
+  L* scales = nullptr;
   if constexpr (!Cfg::isMax) {
     if (a.excludePad) {
-      // Row height times column width (PoolAreaRows).
+      // 1 / (row height times column width) (PoolScaleRows).
       const size_t gUp = PoolRoundUp(G, N);
-      areas = PoolScratch<L, 2>(PoolRoundUp(a.dstH * G, N) + flat + gUp);
+      scales = PoolScratch<L, 2>(PoolRoundUp(a.dstH * G, N) + flat + gUp);
       L* widths = PoolScratch<L, 3>(gUp);
       for (size_t g = 0; g < gUp; ++g) {
         widths[g] =
             g < a.dstW ? static_cast<L>(detail::PoolWindow(g, a.sX, a.pX, a.kX, W).Size()) : L(1);
       }
-      PoolAreaRows(d, areas, a.dstH, G, G, widths, a.kY * a.kX < (size_t{1} << 24),
-                   [&](size_t dy) { return detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size(); });
-      PoolFill(d, areas + a.dstH * G, PoolRoundUp(a.dstH * G, N) + flat - a.dstH * G, L(1));
+      PoolScaleRows(d, scales, a.dstH, G, G, widths, a.kY * a.kX < (size_t{1} << 24),
+                    [&](size_t dy) { return detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size(); });
+      PoolFill(d, scales + a.dstH * G, PoolRoundUp(a.dstH * G, N) + flat - a.dstH * G, L(1));
     }
   }
   // Locals, not a's fields: vector stores may alias anything, so the
   // compiler would reload every field after each store.
   const size_t kX = a.kX, sX = a.sX, dstW = a.dstW;
   T* const dst = a.dst;
-  const L divisor = static_cast<L>(a.divisor);
+  const L scale = static_cast<L>(a.scale);
   // Horizontal step over len outputs of the stacked rows at r (forced inline:
   // called once per row, it ran 5x5 windows at 0.12 of memcpy, not 0.18).
   auto horizontal = [&](const L* r, size_t len, const auto& emit) SYNETK_LAMBDA_INLINE {
@@ -211,9 +210,9 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       for (size_t j = 0; j < len; j += N) emit(j, PoolRowStrided<Ops>(d, r + j * sX, 0, kX, sX));
     }
   };
-  // Average: divide by the window's area (areas[i]: the vector's outputs).
+  // Average: scale by 1 / the window's area (scales[i]: the vector's outputs).
   auto average = [=](V v, size_t i) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    return PoolDivide<Ops>(d, v, areas, i, divisor);
+    return PoolScaleAt<Ops>(d, v, scales, i, scale);
   };
   // Output rows [yLo, yEnd) read kY unclipped input rows; in plane p they
   // are read unchecked up to InteriorEnd(p) (vectors past W stay inside src).
@@ -253,15 +252,15 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         // Wide rows: each output row straight into dst (lanes past the row
         // land on outputs written later).
         PoolSlideRows<Ops>(d, kX, nb, R, Wseg, dst + base, dstW, dstTotal - base,
-                           areas ? areas + dy0 * G : nullptr, G, divisor);
+                           scales ? scales + dy0 * G : nullptr, G, scale);
         continue;
       }
       if (perRow) {
         for (size_t b = 0; b < nb; ++b) {
           const size_t ob = base + b * dstW;
-          const size_t areaRow = (dy0 + b) * G;
+          const size_t scaleRow = (dy0 + b) * G;
           horizontal(R + b * Wseg, dstW, [&](size_t j, V v) {
-            PoolStoreDst<Ops>(d, average(v, areaRow + j), dst + ob + j, dstTotal - (ob + j));
+            PoolStoreDst<Ops>(d, average(v, scaleRow + j), dst + ob + j, dstTotal - (ob + j));
           });
         }
         continue;
@@ -299,12 +298,19 @@ void PoolNchw(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const V ident = Ops::Identity(d);
   for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
   hn::StoreU(ident, d, R + rowLen - N);
-  // Average with excludePad: clipped widths of the output columns.
-  L* widths = nullptr;
+  // Average with excludePad: 1 / the clipped area of every output of a plane
+  // (PoolScaleRows).
+  L* scales = nullptr;
   if constexpr (!Cfg::isMax) {
-    widths = PoolScratch<L, 1>(nDx);
-    for (size_t dx = 0; dx < nDx; ++dx) {
-      widths[dx] = dx < a.dstW ? static_cast<L>(detail::PoolWindow(dx, a.sX, a.pX, a.kX, W).Size()) : L(1);
+    if (a.excludePad) {
+      L* widths = PoolScratch<L, 1>(nDx);
+      for (size_t dx = 0; dx < nDx; ++dx) {
+        widths[dx] =
+            dx < a.dstW ? static_cast<L>(detail::PoolWindow(dx, a.sX, a.pX, a.kX, W).Size()) : L(1);
+      }
+      scales = PoolScratch<L, 2>(a.dstH * nDx);
+      PoolScaleRows(d, scales, a.dstH, nDx, nDx, widths, a.kY * a.kX < (size_t{1} << 24),
+                    [&](size_t dy) { return detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size(); });
     }
   }
   L* row = R + a.pX;
@@ -321,10 +327,8 @@ void PoolNchw(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         const size_t kBegin = a.pX > lastStart ? a.pX - lastStart : 0;
         const size_t kEnd = HWY_MIN(a.kX, a.pX + W - dx * a.sX);
         V v = PoolRowStrided<Ops>(d, R + dx * a.sX, kBegin, kEnd, a.sX);
-        if constexpr (!Cfg::isMax) {  // average: divide by the window's area
-          const V hy = hn::Set(d, static_cast<L>(wy.Size()));
-          v = hn::Div(v, a.excludePad ? hn::Mul(hy, hn::LoadU(d, widths + dx))
-                                      : hn::Set(d, a.divisor));
+        if constexpr (!Cfg::isMax) {  // average: scale by 1 / the window's area
+          v = PoolScale(d, v, scales ? hn::LoadU(d, scales + dy * nDx + dx) : hn::Set(d, a.scale));
         }
         // Lanes past dstW land in the next row, which is written later.
         PoolStoreDst<Ops>(d, v, a.dst + base + dx, dstTotal - (base + dx));
@@ -443,10 +447,10 @@ void PoolNchwGlobalMaxTree(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
 #endif  // HWY_TARGET != HWY_SCALAR
 
 // NCHW average over whole planes (global pooling), in the separable paths'
-// order: column sums over the rows (from +0, top to bottom), then the
+// order: column sums over the rows (top to bottom), then the
 // columns added left to right. Padding only adds +0, which changes no sum.
 // Rows of one vector take four planes at once, so that their dependent adds
-// overlap; N sums share one division. (The stacked path paid a
+// overlap; N sums share one scaling. (The stacked path paid a
 // store-forwarding stall per plane here: 0.04 of memcpy on 512x7x7.)
 template <class Cfg, class D>
 void PoolNchwGlobalAverage(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
@@ -456,8 +460,7 @@ void PoolNchwGlobalAverage(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const size_t N = hn::Lanes(d);
   const size_t H = a.srcH, W = a.srcW, plane = H * W, srcTotal = a.srcC * plane;
   L* cols = PoolScratch<L, 0>(PoolRoundUp(W, N));
-  const L areaValue = a.excludePad ? static_cast<L>(plane) : static_cast<L>(a.divisor);
-  const V area = hn::Set(d, areaValue);
+  const L scale = a.excludePad ? L(1) / static_cast<L>(plane) : static_cast<L>(a.scale);
   auto load = [&](size_t at) { return PoolLoadSrc<Ops>(d, a.src + at, srcTotal - at); };
   // Left to right over the column sums in cols.
   auto total = [&]() {
@@ -514,7 +517,7 @@ void PoolNchwGlobalAverage(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         for (size_t x = 1; x < W; ++x) t = Ops::Combine(t, column(x));
         // Straight to dst: gathering the groups into one vector of sums
         // waited on store forwarding (a wide load over narrow stores).
-        PoolStoreDst<Ops>(d4, hn::Div(t, hn::Set(d4, areaValue)), a.dst + c0 + i, 4);
+        PoolStoreDst<Ops>(d4, PoolScale(d4, t, hn::Set(d4, scale)), a.dst + c0 + i, 4);
       }
     }
 #endif
@@ -530,7 +533,8 @@ void PoolNchwGlobalAverage(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     }
     // Lanes past n are dropped by the store.
     if (rest < n) {
-      PoolStoreDst<Ops>(d, hn::Div(hn::Load(d, sums), area), a.dst + c0 + rest, n - rest);
+      PoolStoreDst<Ops>(d, PoolScale(d, hn::Load(d, sums), hn::Set(d, scale)), a.dst + c0 + rest,
+                        n - rest);
     }
   }
 }
@@ -578,12 +582,12 @@ HWY_INLINE void PoolSplitColumns(D d, const Vert& vert, size_t x, hn::Vec<D>& e,
 // One output row of PoolNchwHalfWidth: w2 outputs at out (of which `avail`
 // may be written) from columns(x, e, od), the vertical step's even and odd
 // columns of [x, x + 2N); ahead(x) prefetches. kx3: windows of 3 columns
-// (2k - 1 .. 2k + 1), else 2 (2k, 2k + 1). Averages divide by div[k]
-// (clipped areas) or divAll.
+// (2k - 1 .. 2k + 1), else 2 (2k, 2k + 1). Averages scale by rowScales[k]
+// (1 / clipped areas) or scaleAll.
 template <class Ops, class D, typename T, class Columns, class Ahead>
 HWY_INLINE void PoolHalfWidthRow(D d, const Columns& columns, const Ahead& ahead, T* out,
-                                 size_t avail, size_t w2, bool kx3, const typename Ops::L* div,
-                                 typename Ops::L divAll) {
+                                 size_t avail, size_t w2, bool kx3,
+                                 const typename Ops::L* rowScales, typename Ops::L scaleAll) {
   using V = hn::Vec<D>;
   const size_t n = hn::Lanes(d);
   V carry = Ops::Identity(d);  // column 2k - 1 of the chunk's first output k
@@ -601,7 +605,7 @@ HWY_INLINE void PoolHalfWidthRow(D d, const Columns& columns, const Ahead& ahead
     } else {
       acc = Ops::Combine(e, od);
     }
-    return PoolDivide<Ops>(d, PoolEnd<Ops>(d, acc), div, k, divAll);
+    return PoolScaleAt<Ops>(d, acc, rowScales, k, scaleAll);
   };
   // Lanes past the row land on outputs written later.
   if constexpr (Ops::kDivides && sizeof(T) == 2) {
@@ -632,8 +636,8 @@ HWY_INLINE void PoolHalfWidthRow(D d, const Columns& columns, const Ahead& ahead
 template <class Ops, size_t kRows, class D, typename T>
 HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowStep, T* out,
                                       size_t outStep, size_t avail, size_t rows, size_t w2,
-                                      bool kx3, const typename Ops::L* div,
-                                      typename Ops::L divAll) {
+                                      bool kx3, const typename Ops::L* rowScales,
+                                      typename Ops::L scaleAll) {
   using V = hn::Vec<D>;
   constexpr bool kBf16Avg = Ops::kDivides && ElementTraits<T>::kEncoding == Encoding::kBFloat16;
   for (size_t r = 0; r < rows; ++r, s += rowStep, out += outStep, avail -= outStep) {
@@ -643,9 +647,8 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
     const bool prefetch = detail::softwarePrefetch;
     const T* const p0 = s;
     const auto vert = [p0, pitch, d](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      return PoolColumn<Ops, kRows, false>(d, p0 + x, pitch);
+      return PoolColumn<Ops, kRows>(d, p0 + x, pitch);
     };
-    // The rows' sums leave out the +0 that PoolHalfWidthRow adds (PoolEnd).
     PoolHalfWidthRow<Ops>(
         d,
         [p0, pitch, d, vert](size_t x, V& e, V& od) HWY_ATTR SYNETK_LAMBDA_INLINE {
@@ -653,7 +656,7 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
             // Columns 2i and 2i + 1 as the halves of 32-bit lane i
             // (BF16LanesToF32): 64x112x112 3x3 s2 p1 on Zen 3, 0.87 -> 0.65
             // ns per output.
-            PoolBF16LaneRows<Ops, kRows, false>(d, p0 + x, pitch, e, od);
+            PoolBF16LaneRows<Ops, kRows>(d, p0 + x, pitch, e, od);
           } else {
             PoolSplitColumns(d, vert, x, e, od);
           }
@@ -666,7 +669,7 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
           hwy::Prefetch(ahead + pitch + x);
           hwy::Prefetch(ahead + pitch + x + n);
         },
-        out, avail, w2, kx3, div, divAll);
+        out, avail, w2, kx3, rowScales, scaleAll);
   }
 }
 
@@ -690,24 +693,24 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   // The buffered rows' vertical step.
   L* Vr = PoolScratch<L, 0>(span);
   std::fill(Vr, Vr + span, L());  // no stale lanes, whatever they feed
-  L* areas = nullptr;  // average with excludePad: clipped area per output of a plane
+  L* scales = nullptr;  // average with excludePad: 1 / clipped area per output of a plane
   if constexpr (!Cfg::isMax) {
     if (a.excludePad) {
-      // Row height times column width (PoolAreaRows; element by element,
+      // 1 / (row height times column width) (PoolScaleRows; element by element,
       // with a conversion each, they took as long as the pooling: 3x224x224
       // f32 11.6 -> 7.2 us).
       const size_t wUp = PoolRoundUp(W2, N);
-      areas = PoolScratch<L, 2>(PoolRoundUp(a.dstH * W2, N) + wUp);
+      scales = PoolScratch<L, 2>(PoolRoundUp(a.dstH * W2, N) + wUp);
       L* widths = PoolScratch<L, 3>(wUp);
       for (size_t j = 0; j < wUp; ++j) widths[j] = static_cast<L>(left && j == 0 ? 2 : a.kX);
-      PoolAreaRows(d, areas, a.dstH, W2, W2, widths, a.kY * a.kX < (size_t{1} << 24),
-                   [&](size_t dy) { return detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size(); });
-      std::fill(areas + a.dstH * W2, areas + a.dstH * W2 + N, L(1));
+      PoolScaleRows(d, scales, a.dstH, W2, W2, widths, a.kY * a.kX < (size_t{1} << 24),
+                    [&](size_t dy) { return detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size(); });
+      std::fill(scales + a.dstH * W2, scales + a.dstH * W2 + N, L(1));
     }
   }
   const T* const src = a.src;
   T* const dst = a.dst;
-  const L divisor = static_cast<L>(a.divisor);
+  const L scale = static_cast<L>(a.scale);
   // Any row, its vertical step through the buffer (bounds-checked where a
   // load would leave src).
   auto buffered = [&](size_t dc, size_t dy) HWY_ATTR {
@@ -723,19 +726,19 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         [d, vert](size_t x, V& e, V& od) HWY_ATTR SYNETK_LAMBDA_INLINE {
           PoolSplitColumns(d, vert, x, e, od);
         },
-        [](size_t) {}, dst + o, dstTotal - o, W2, left, areas ? areas + dy * W2 : nullptr,
-        divisor);
+        [](size_t) {}, dst + o, dstTotal - o, W2, left, scales ? scales + dy * W2 : nullptr,
+        scale);
   };
   // `count` rows whose windows are `rows` (2 or 3) input rows inside src,
   // the first at s (PoolHalfWidthDirect).
   auto direct = [&](size_t rows, const T* s, size_t rowStep, T* out, size_t outStep,
-                    size_t avail, size_t count, const L* div) HWY_ATTR {
+                    size_t avail, size_t count, const L* rowScales) HWY_ATTR {
     if (rows == 3) {
-      PoolHalfWidthDirect<Ops, 3>(d, s, W, rowStep, out, outStep, avail, count, W2, left, div,
-                                  divisor);
+      PoolHalfWidthDirect<Ops, 3>(d, s, W, rowStep, out, outStep, avail, count, W2, left, rowScales,
+                                  scale);
     } else {
-      PoolHalfWidthDirect<Ops, 2>(d, s, W, rowStep, out, outStep, avail, count, W2, left, div,
-                                  divisor);
+      PoolHalfWidthDirect<Ops, 2>(d, s, W, rowStep, out, outStep, avail, count, W2, left, rowScales,
+                                  scale);
     }
   };
   // An edge row (its window clipped by the plane or near the end of src):
@@ -745,9 +748,9 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, H);
     const size_t rows = wy.Size(), at = dc * plane + wy.begin * W;
     const size_t o = (dc * a.dstH + dy) * W2;
-    const L* const div = areas ? areas + dy * W2 : nullptr;
+    const L* const rowScales = scales ? scales + dy * W2 : nullptr;
     if ((rows == 2 || rows == 3) && at + (rows - 1) * W + span <= srcTotal) {
-      direct(rows, src + at, 0, dst + o, 0, dstTotal - o, 1, div);
+      direct(rows, src + at, 0, dst + o, 0, dstTotal - o, 1, rowScales);
     } else {
       buffered(dc, dy);
     }
@@ -759,8 +762,8 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const bool interior = (kY == 2 || kY == 3) && dyLo < dyHi;
   const size_t rowStep = a.sY * W, firstRow = dyLo * a.sY - a.pY;
   const size_t reach = (kY - 1) * W + span;  // from a window's first row
-  // Interior rows share one row of clipped areas (kY rows each).
-  const L* const areasInterior = areas && interior ? areas + dyLo * W2 : nullptr;
+  // Interior rows share one row of clipped scales (kY rows each).
+  const L* const scalesInterior = scales && interior ? scales + dyLo * W2 : nullptr;
   for (size_t dc = a.begin; dc < a.end; ++dc) {
     size_t dy = 0;
     if (interior) {
@@ -769,7 +772,7 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       // Rows whose loads stay inside src.
       const size_t safe =
           at + reach <= srcTotal ? HWY_MIN(dyHi - dyLo, (srcTotal - reach - at) / rowStep + 1) : 0;
-      direct(kY, src + at, rowStep, dst + o, W2, dstTotal - o, safe, areasInterior);
+      direct(kY, src + at, rowStep, dst + o, W2, dstTotal - o, safe, scalesInterior);
       dy = dyLo + safe;
     }
     for (; dy < dstH; ++dy) edge(dc, dy);

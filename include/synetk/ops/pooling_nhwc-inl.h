@@ -56,16 +56,14 @@ HWY_INLINE void PoolNhwcPixelPairs(D d, const typename Ops::L* HWY_RESTRICT R, s
 // tap offsets of this loop.
 template <class Ops, class D, typename T>
 HWY_NOINLINE void PoolNhwcFlatRow(D d, const typename Ops::L* HWY_RESTRICT R, size_t C,
-                                  size_t kX, size_t rowOut, typename Ops::L rows,
-                                  const typename Ops::L* HWY_RESTRICT widths,
-                                  typename Ops::L divisor, T* HWY_RESTRICT out, size_t avail) {
+                                  size_t kX, size_t rowOut,
+                                  const typename Ops::L* HWY_RESTRICT scales,
+                                  typename Ops::L scale, T* HWY_RESTRICT out, size_t avail) {
   using V = hn::Vec<D>;
-  const V area = hn::Set(d, rows), div = hn::Set(d, divisor);
   // Output element j from its window's combination v.
   const auto emit = [&](size_t j, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    if constexpr (!Ops::kOrderFree) {  // average: widths given with excludePad
-      v = hn::Div(v, widths ? hn::Mul(area, hn::LoadU(d, widths + j)) : div);
-    }
+    // Averages: scales given with excludePad.
+    v = PoolScaleAt<Ops>(d, v, scales, j, scale);
     // Lanes past the row land on outputs written later.
     PoolStoreDst<Ops>(d, v, out + j, avail - j);
   };
@@ -96,9 +94,8 @@ template <class Ops, class D, typename T>
 HWY_NOINLINE void PoolNhwcPlanarRow(D d, const typename Ops::L* HWY_RESTRICT R, size_t pixels,
                                     typename Ops::L* HWY_RESTRICT planes, size_t planeLen,
                                     size_t kX, size_t sX, size_t dstW, size_t rowOut,
-                                    typename Ops::L rows,
-                                    const typename Ops::L* HWY_RESTRICT widths,
-                                    typename Ops::L divisor, T* HWY_RESTRICT out,
+                                    const typename Ops::L* HWY_RESTRICT scales,
+                                    typename Ops::L scale, T* HWY_RESTRICT out,
                                     size_t avail) {
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
@@ -114,12 +111,11 @@ HWY_NOINLINE void PoolNhwcPlanarRow(D d, const typename Ops::L* HWY_RESTRICT R, 
     V v0 = PoolRowStrided<Ops>(d, planes + dx * sX, 0, kX, sX);
     V v1 = PoolRowStrided<Ops>(d, planes + planeLen + dx * sX, 0, kX, sX);
     V v2 = PoolRowStrided<Ops>(d, planes + 2 * planeLen + dx * sX, 0, kX, sX);
-    if constexpr (!Ops::kOrderFree) {  // average: divide by the window's area
-      const V area =
-          widths ? hn::Mul(hn::Set(d, rows), hn::LoadU(d, widths + dx)) : hn::Set(d, divisor);
-      v0 = hn::Div(v0, area);
-      v1 = hn::Div(v1, area);
-      v2 = hn::Div(v2, area);
+    if constexpr (!Ops::kOrderFree) {  // average: scale by 1 / the window's area
+      const V sc = scales ? hn::LoadU(d, scales + dx) : hn::Set(d, scale);
+      v0 = PoolScale(d, v0, sc);
+      v1 = PoolScale(d, v1, sc);
+      v2 = PoolScale(d, v2, sc);
     }
     hn::StoreInterleaved3(v0, v1, v2, d, outRow + 3 * dx);
   }
@@ -158,15 +154,15 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
                                   const typename Ops::L* HWY_RESTRICT R, size_t pad, size_t c0,
                                   size_t c1, size_t chunks, size_t step, size_t sX, size_t C,
                                   const hn::TFromD<hn::RebindToUnsigned<D>>* pickLanes,
-                                  typename Ops::L rows, const typename Ops::L* HWY_RESTRICT widths,
-                                  typename Ops::L divisor, T* HWY_RESTRICT out, size_t avail,
+                                  const typename Ops::L* HWY_RESTRICT scales,
+                                  typename Ops::L scale, T* HWY_RESTRICT out, size_t avail,
                                   size_t count, size_t srcStep, size_t outStep) {
   using V = hn::Vec<D>;
   const hn::RebindToUnsigned<D> du;
   using U = hn::TFromD<decltype(du)>;
   using VU = hn::Vec<decltype(du)>;
   const size_t N = hn::Lanes(d), advance = step * sX;
-  const V area = hn::Set(d, rows), div = hn::Set(d, divisor), ident = Ops::Identity(d);
+  const V ident = Ops::Identity(d);
   const VU pick = hn::Load(du, pickLanes), lanes2N = hn::Set(du, static_cast<U>(2 * N));
   // With kCarry the 2N lanes start at tap 1: C lanes less padding before
   // them (pad >= C: PoolNhwc carries only with padding).
@@ -206,11 +202,7 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
   for (size_t k = 0; k < (kTaps == 0 ? kX : kTaps); ++k) looks[k] = evenOdd(taps[k]);
   const auto emit = [&](size_t c, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
     const size_t j = c * step;
-    if constexpr (!Ops::kOrderFree) {  // average: widths given with excludePad
-      // The direct rows' sums (kRows > 0) leave their +0 to the end.
-      if constexpr (kRows > 0) v = PoolEnd<Ops>(d, v);
-      v = hn::Div(v, widths ? hn::Mul(area, hn::LoadU(d, widths + j)) : div);
-    }
+    v = PoolScaleAt<Ops>(d, v, scales, j, scale);  // averages: scales given with excludePad
     // Lanes past `step` land on outputs written later.
     PoolStoreDst<Ops>(d, v, out + j, avail - j);
   };
@@ -268,10 +260,10 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
       // x .. x + 2N - 1 as lo, hi, or (kEvenOdd) the even and odd ones.
       const auto vertical = [&](size_t x, V& lo, V& hi) HWY_ATTR SYNETK_LAMBDA_INLINE {
         if constexpr (kEvenOdd) {
-          PoolBF16LaneRows<Ops, kRows, false>(d, s + x, stride, lo, hi);  // x may be odd
+          PoolBF16LaneRows<Ops, kRows>(d, s + x, stride, lo, hi);  // x may be odd
         } else {
-          lo = PoolColumn<Ops, kRows, false>(d, s + x, stride);
-          hi = PoolColumn<Ops, kRows, false>(d, s + x + N, stride);
+          lo = PoolColumn<Ops, kRows>(d, s + x, stride);
+          hi = PoolColumn<Ops, kRows>(d, s + x + N, stride);
         }
       };
       // A chunk at the row's edge: its x clamped to [0, rowElems - 2N].
@@ -303,23 +295,22 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
 // one output row whose kRows input rows at s are all inside src: no row
 // buffer. Output pixel dx combines the vertical steps of input columns
 // 2dx - pX .. 2dx - pX + 2, each the rows' combination in order (as PoolRows
-// computes them; the average's +0 comes at the end, PoolEnd); adjacent
+// computes them); adjacent
 // outputs share a column, which `carry` keeps per channel. Columns outside
 // the row are the identity element (+0 or the lowest key: the same sums and
 // maxima as leaving them out).
 template <class Ops, size_t kRows, bool kOneVector, class D, typename T>
 HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems, size_t C,
-                                  size_t W, size_t pX, size_t dstW, float hy, float divisor,
+                                  size_t W, size_t pX, size_t dstW, float hy, float scale,
                                   bool excludePad, T* HWY_RESTRICT out, size_t avail,
                                   typename Ops::L* HWY_RESTRICT carry) {
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
   const V ident = Ops::Identity(d);
-  // The vertical step of the column at p (inside the row), without the
-  // average's +0: every pixel adds it once (PoolEnd).
+  // The vertical step of the column at p (inside the row).
   const size_t pitch = rowElems;
   auto colAt = [d, pitch](const T* p) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    return PoolColumn<Ops, kRows, false>(d, p, pitch);
+    return PoolColumn<Ops, kRows>(d, p, pitch);
   };
   // The vertical step of input column x (may be outside [0, W)), lanes c..
   auto col = [&](ptrdiff_t x, size_t c) HWY_ATTR SYNETK_LAMBDA_INLINE {
@@ -337,7 +328,7 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
         e = o = ident;
         return;
       }
-      PoolBF16LaneRows<Ops, kRows, false>(d, s + static_cast<size_t>(x) * C + c, pitch, e, o);
+      PoolBF16LaneRows<Ops, kRows>(d, s + static_cast<size_t>(x) * C + c, pitch, e, o);
     } else {
       (void)x, (void)c, (void)e, (void)o;
     }
@@ -346,11 +337,11 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
   // goes through `carry`.
   auto pixel = [&](size_t dx) HWY_ATTR SYNETK_LAMBDA_INLINE {
     const ptrdiff_t x0 = static_cast<ptrdiff_t>(2 * dx) - static_cast<ptrdiff_t>(pX);
-    V div = hn::Set(d, static_cast<typename Ops::L>(divisor));
+    V sc = hn::Set(d, static_cast<typename Ops::L>(scale));
     if (!Ops::kOrderFree && excludePad) {
       const ptrdiff_t lo = HWY_MAX(x0, ptrdiff_t{0});
       const ptrdiff_t hi = HWY_MIN(x0 + 3, static_cast<ptrdiff_t>(W));
-      div = hn::Set(d, static_cast<typename Ops::L>(hy * static_cast<float>(hi - lo)));
+      sc = hn::Set(d, static_cast<typename Ops::L>(1.0f / (hy * static_cast<float>(hi - lo))));
     }
     if constexpr (Ops::kBF16Pairs) {
       if (pairs) {
@@ -366,8 +357,8 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
           colPairs(x0 + 2, c, e2, o2);
           hn::StoreU(e2, d, carry + c);
           hn::StoreU(o2, d, carry + c + N);
-          const V ae = hn::Div(PoolEnd<Ops>(d, Ops::Combine(Ops::Combine(e0, e1), e2)), div);
-          const V ao = hn::Div(PoolEnd<Ops>(d, Ops::Combine(Ops::Combine(o0, o1), o2)), div);
+          const V ae = PoolScale(d, Ops::Combine(Ops::Combine(e0, e1), e2), sc);
+          const V ao = PoolScale(d, Ops::Combine(Ops::Combine(o0, o1), o2), sc);
           // Whole pairs of channels: the store stays inside the pixel.
           StoreBF16Pair<true>(d, ae, ao, out + dx * C + c);
         }
@@ -379,7 +370,7 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
       const V v2 = col(x0 + 2, c);
       V acc = Ops::Combine(Ops::Combine(v0, col(x0 + 1, c)), v2);
       hn::StoreU(v2, d, carry + c);
-      if constexpr (!Ops::kOrderFree) acc = hn::Div(PoolEnd<Ops>(d, acc), div);
+      if constexpr (!Ops::kOrderFree) acc = PoolScale(d, acc, sc);
       // Lanes past C land in the next pixel, which is written later.
       const size_t o = dx * C + c;
       PoolStoreDst<Ops>(d, acc, out + o, avail - o);
@@ -401,13 +392,14 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
     // own instance: added to the generic loop's, it slowed that loop
     // (f16 64 channels: 41 -> 49 us).
     V k = hn::LoadU(d, carry);
-    const V div = hn::Set(d, static_cast<typename Ops::L>(excludePad ? hy * 3.0f : divisor));
+    const V sc =
+        hn::Set(d, static_cast<typename Ops::L>(excludePad ? 1.0f / (hy * 3.0f) : scale));
     for (; dx < b; ++dx) {
       const T* q = s + (2 * dx - pX + 1) * C;
       const V v2 = colAt(q + C);
       V acc = Ops::Combine(Ops::Combine(k, colAt(q)), v2);
       k = v2;
-      if constexpr (!Ops::kOrderFree) acc = hn::Div(PoolEnd<Ops>(d, acc), div);
+      if constexpr (!Ops::kOrderFree) acc = PoolScale(d, acc, sc);
       PoolStoreDst<Ops>(d, acc, out + dx * C, avail - dx * C);
     }
     hn::StoreU(k, d, carry);
@@ -478,12 +470,16 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     hn::StoreU(ident, d, buf + rowLen - N);
   }
   L* pix = pool3d ? PoolScratch<L, 1>(PoolRoundUp(C, N) + N) : nullptr;
-  L* widths = nullptr;  // average with excludePad: clipped width per element
+  // Average with excludePad: clipped width per element (flat and pick rows)
+  // or per pixel (planar rows), widthsLen of them.
+  L* widths = nullptr;
+  size_t widthsLen = 0;
   if constexpr (!Cfg::isMax) {
     if ((flat || pick) && excludePad) {
       widths = PoolWidthsPerElement(d, rowOut, C, [&](size_t dx) {
         return detail::PoolWindow(dx, sX, pX, kX, W).Size();
       });
+      widthsLen = PoolRoundUp(rowOut + N, N);
     }
   }
   const hn::RebindToUnsigned<D> du;
@@ -513,6 +509,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     if constexpr (!Cfg::isMax) {
       if (excludePad) {
         widths = PoolScratch<L, 2>(dxUp);
+        widthsLen = dxUp;
         for (size_t dx = 0; dx < dxUp; ++dx) {
           widths[dx] = dx < dstW
               ? static_cast<L>(detail::PoolWindow(dx, sX, pX, kX, W).Size()) : L(1);
@@ -520,6 +517,23 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       }
     }
   }
+  // 1 / (rows * widths[j]) for windows of `rows` rows (PoolScale), or null
+  // without excludePad. Computed when the row count changes, a few times per
+  // call (the clipped rows at the top and bottom), not once per row.
+  L* scales = widths ? PoolScratch<L, 5>(widthsLen) : nullptr;
+  size_t scalesRows = 0;
+  const auto scalesFor = [&](size_t rows) HWY_ATTR -> const L* {
+    if constexpr (!Cfg::isMax) {
+      if (scales != nullptr && rows != scalesRows) {
+        const V h = hn::Set(d, static_cast<L>(rows)), one = hn::Set(d, L(1));
+        for (size_t j = 0; j < widthsLen; j += N) {
+          hn::StoreU(hn::Div(one, hn::Mul(h, hn::LoadU(d, widths + j))), d, scales + j);
+        }
+        scalesRows = rows;
+      }
+    }
+    return scales;
+  };
   L* row = R + pX * C;
   const hn::CappedTag<L, 1> d1;
   // The stem rows' shared columns; their loads reach this far past a row.
@@ -534,7 +548,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       const float hy = static_cast<float>(wy.Size());
       const auto stemRow = [&](auto rows, auto oneVector) HWY_ATTR {
         PoolNhwcStemRow<Ops, decltype(rows)::value, decltype(oneVector)::value>(
-            d, s, rowElems, C, W, pX, dstW, hy, a.divisor, excludePad, dst + o, dstTotal - o,
+            d, s, rowElems, C, W, pX, dstW, hy, a.scale, excludePad, dst + o, dstTotal - o,
             carry);
       };
       using One = std::true_type;
@@ -573,8 +587,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         // through R.
         const size_t rows = wy.Size(), base = dy * rowOut;
         const T* s = a.src + wy.begin * rowElems;
-        const L hy = static_cast<L>(rows), divL = static_cast<L>(a.divisor);
-        const L* w = excludePad ? widths : nullptr;
+        const L* sc = scalesFor(rows);
         // The next output rows whose windows have as many rows, sY input
         // rows further each, go in the same call (direct rows only: the row
         // buffer holds one row).
@@ -590,7 +603,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
           const auto run = [&](auto carried) HWY_ATTR {
             PoolNhwcPickRow<Ops, kTaps, kRows, decltype(carried)::value>(
                 d, kX, s, rowElems, rowElems, R, pad, c0, pickC1, chunks, step, sX, C,
-                pickLanes, hy, w, divL, dst + base, dstTotal - base, count,
+                pickLanes, sc, a.scale, dst + base, dstTotal - base, count,
                 a.sY * rowElems, rowOut);
           };
           if constexpr (kTaps == 2) {  // (pickCarry needs 3-wide windows)
@@ -616,8 +629,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     }
     const auto flatRow = [&](const L* buf, size_t y) HWY_ATTR {
       const size_t base = y * rowOut;
-      PoolNhwcFlatRow<Ops>(d, buf, C, kX, rowOut, static_cast<L>(wy.Size()),
-                           excludePad ? widths : nullptr, static_cast<L>(a.divisor), dst + base,
+      PoolNhwcFlatRow<Ops>(d, buf, C, kX, rowOut, scalesFor(wy.Size()), a.scale, dst + base,
                            dstTotal - base);
     };
     // Row dy + 1's window is wy one row down, whole and inside src too.
@@ -647,29 +659,28 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     if (planar) {
       const size_t base = dy * rowOut;
       PoolNhwcPlanarRow<Ops>(d, R, pixels, planes, planeLen, kX, sX, dstW, rowOut,
-                             static_cast<L>(wy.Size()), excludePad ? widths : nullptr,
-                             static_cast<L>(a.divisor), dst + base, dstTotal - base);
+                             scalesFor(wy.Size()), a.scale, dst + base, dstTotal - base);
       continue;
     }
     for (size_t dx = 0; dx < dstW; ++dx) {
       const L* r = R + dx * sX * C;
-      float area = a.divisor;
+      float scale = a.scale;
       if (!Cfg::isMax && excludePad) {
-        area = static_cast<float>(wy.Size() * detail::PoolWindow(dx, sX, pX, kX, W).Size());
+        scale = 1.0f / static_cast<float>(wy.Size() * detail::PoolWindow(dx, sX, pX, kX, W).Size());
       }
       const size_t base = (dy * dstW + dx) * dstC;
       // The window's offsets that reach input columns.
       const size_t kBegin = pX > dx * sX ? pX - dx * sX : 0;
       const size_t kEnd = HWY_MIN(kX, pX + W - dx * sX);
       if (kBegin == 0 && kEnd == kX && !pool3d) {  // the whole window: taps unrolled
-        const V div = hn::Set(d, static_cast<L>(area));
+        const V sc = hn::Set(d, static_cast<L>(scale));
         PoolTaps<Ops>(
             d, kX, C,
             [&](size_t c, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
               return hn::LoadU(d, r + k * C + c);
             },
             [&](size_t c, V acc) HWY_ATTR SYNETK_LAMBDA_INLINE {
-              if constexpr (!Cfg::isMax) acc = hn::Div(acc, div);
+              if constexpr (!Cfg::isMax) acc = PoolScale(d, acc, sc);
               // Lanes past C land in the next pixel, which is written later.
               PoolStoreDst<Ops>(d, acc, dst + base + c, dstTotal - (base + c));
             });
@@ -682,7 +693,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
           hn::StoreU(acc, d, pix + c);
           continue;
         }
-        if constexpr (!Cfg::isMax) acc = hn::Div(acc, hn::Set(d, area));
+        if constexpr (!Cfg::isMax) acc = PoolScale(d, acc, hn::Set(d, static_cast<L>(scale)));
         // Lanes past C land in the next pixel, which is written later.
         PoolStoreDst<Ops>(d, acc, dst + base + c, dstTotal - (base + c));
       }
