@@ -136,8 +136,10 @@ void CheckMax(const PoolGeom& g, bool use3d, const std::vector<T>& src) {
   }
 }
 
-// Average tolerance: the fp32 sum of n = kY*kX terms and one division are
-// within (n + 2) * 2^-24 * sum|x| / divisor of the exact value, plus one ulp
+// Average tolerance: the fp32 sum of n = kY*kX terms (n - 1 roundings) and
+// its product with the rounded reciprocal of the area (two more; a division
+// would be one) are within (n + 2) * 2^-24 * sum|x| / divisor of the exact
+// value, plus one ulp
 // of T (the fp32 result may sit on the other side of T's rounding boundary;
 // f16 subnormals: 2^-24 absolute).
 template <typename T>
