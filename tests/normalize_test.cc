@@ -249,6 +249,31 @@ TEST_CASE("normalize of all-zero input with eps 0 is defined", "[normalize]") {
   });
 }
 
+// All-zero input with the smallest denormal eps and a scale of 2^65: the
+// normalizing factor (2.7e22) times the scale overflows fp32, but the
+// normalized values are 0, so the outputs are those of a zero factor
+// (the kernels scale (x - mean) * factor, never factor * scale first).
+TEST_CASE("normalize of all-zero input with a huge factor and scale is defined", "[normalize]") {
+  SYNETK_FOR_EACH_TARGET([] {
+    for (int v : kVersions) {
+      auto k = MakeCase<float>(v, 2, 19, 21, std::numeric_limits<float>::denorm_min());
+      std::fill(k.src.begin(), k.src.end(), 0.0f);
+      std::fill(k.scale.begin(), k.scale.end(), 0x1p65f);
+      for (const bool nhwc : {false, true}) {
+        std::vector<float> dst(k.Size(), 7.0f), ws(4 * k.C);
+        if (nhwc) RunLibrary<float, synetk::Nhwc>(k, k.src.data(), ws.data(), ws.size(), dst.data());
+        else RunLibrary<float, synetk::Nchw>(k, k.src.data(), ws.data(), ws.size(), dst.data());
+        for (size_t i = 0; i < dst.size(); ++i) {
+          const size_t c = nhwc ? i % k.C : (i / k.S) % k.C;
+          const float expect = (v == 1 || v == 5) ? 0.0f : k.shift[c];
+          INFO("version " << v << " nhwc " << nhwc << " element " << i);
+          REQUIRE(dst[i] == expect);
+        }
+      }
+    }
+  });
+}
+
 TEST_CASE("normalize runs in place", "[normalize]") {
   SYNETK_FOR_EACH_TARGET([] {
     for (int v : kVersions) {

@@ -13,6 +13,13 @@
 // Zero denominators (possible only with eps = 0 and an all-zero reduction)
 // give a normalizing factor of 0 instead of inf: V1 writes 0, V2/V3 write
 // shift[c], V4 writes src + shift[c] (the ratio term is taken as 0).
+//
+// Order of the scaling: (x - mean) * factor first, then * scale[c]. The
+// factor reaches 2.6e22 (a zero reduction, eps the smallest denormal), so
+// factor * scale[c] overflows fp32 for a scale above 1.3e16, and a zero
+// x - mean times that infinity was NaN where the result is shift[c]; the
+// normalized value is at most sqrt(n) in magnitude, so its product with
+// scale[c] overflows only where the result does.
 
 #ifndef SYNETK_OPS_NORMALIZE_ARGS_
 #define SYNETK_OPS_NORMALIZE_ARGS_
@@ -351,13 +358,13 @@ HWY_INLINE void NormalizeNchwBlocked(DF df, const detail::NormalizeArgs<T>& a,
       T* out = dst + s0 + c * S;
       if constexpr (kVersion == 1) {
         MapRow(df, row, out, len, [&](size_t i, size_t, V x) HWY_ATTR {
-          return hn::Mul(x, hn::Mul(hn::Load(df, st0 + i), sc));
+          return hn::Mul(hn::Mul(x, hn::Load(df, st0 + i)), sc);
         });
       } else {
         const V sh = hn::Set(df, a.shift[c]);
         MapRow(df, row, out, len, [&](size_t i, size_t, V x) HWY_ATTR {
-          return hn::MulAdd(hn::Sub(x, hn::Load(df, st0 + i)),
-                            hn::Mul(hn::Load(df, st1 + i), sc), sh);
+          return hn::MulAdd(hn::Mul(hn::Sub(x, hn::Load(df, st0 + i)), hn::Load(df, st1 + i)),
+                            sc, sh);
         });
       }
     }
@@ -480,14 +487,13 @@ HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
       const float f0 = st0[s - s0];
       if constexpr (kVersion == 1) {
         MapRow(df, row, out, C, [=](size_t i, size_t n, V x) HWY_ATTR {
-          return hn::Mul(x, hn::Mul(LoadParam(df, scale + i, n), hn::Set(df, f0)));
+          return hn::Mul(hn::Mul(x, hn::Set(df, f0)), LoadParam(df, scale + i, n));
         });
       } else {
         const float f1 = st1[s - s0];
         MapRow(df, row, out, C, [=](size_t i, size_t n, V x) HWY_ATTR {
-          return hn::MulAdd(hn::Sub(x, hn::Set(df, f0)),
-                            hn::Mul(hn::Set(df, f1), LoadParam(df, scale + i, n)),
-                            LoadParam(df, shift + i, n));
+          return hn::MulAdd(hn::Mul(hn::Sub(x, hn::Set(df, f0)), hn::Set(df, f1)),
+                            LoadParam(df, scale + i, n), LoadParam(df, shift + i, n));
         });
       }
     }
@@ -506,14 +512,14 @@ HWY_INLINE void NormalizeAcross(DF df, const detail::NormalizeArgs<T>& a,
   const V k = hn::Set(df, kf);
   if constexpr (std::is_same_v<Format, Nchw>) {
     for (size_t c = 0; c < C; ++c) {
-      const V f = hn::Set(df, a.scale[c] * kf);
+      const V f = hn::Set(df, a.scale[c]);
       MapRow(df, src + c * S, dst + c * S, S,
-             [&](size_t, size_t, V x) HWY_ATTR { return hn::Mul(x, f); });
+             [&](size_t, size_t, V x) HWY_ATTR { return hn::Mul(hn::Mul(x, k), f); });
     }
   } else {
     for (size_t s = 0; s < S; ++s) {
       MapRow(df, src + s * C, dst + s * C, C, [&](size_t i, size_t n, V x) HWY_ATTR {
-        return hn::Mul(x, hn::Mul(LoadParam(df, a.scale + i, n), k));
+        return hn::Mul(hn::Mul(x, k), LoadParam(df, a.scale + i, n));
       });
     }
   }
@@ -573,10 +579,10 @@ HWY_INLINE void NormalizeV3(DF df, const detail::NormalizeArgs<T>& a,
       const T* row = src + c * S;
       const float mean = static_cast<float>(RowSum<0>(df, row, S, 0.0f) / static_cast<double>(S));
       const double var = RowSum<2>(df, row, S, mean) / static_cast<double>(S);
-      const V f = hn::Set(df, SafeRsqrtScalar(var + a.eps) * a.scale[c]);
+      const V f = hn::Set(df, SafeRsqrtScalar(var + a.eps)), sc = hn::Set(df, a.scale[c]);
       const V vm = hn::Set(df, mean), sh = hn::Set(df, a.shift[c]);
       MapRow(df, row, dst + c * S, S, [&](size_t, size_t, V x) HWY_ATTR {
-        return hn::MulAdd(hn::Sub(x, vm), f, sh);
+        return hn::MulAdd(hn::Mul(hn::Sub(x, vm), f), sc, sh);
       });
     }
   } else {
@@ -617,18 +623,18 @@ HWY_INLINE void NormalizeV3(DF df, const detail::NormalizeArgs<T>& a,
       }
     }
     const V veps = hn::Set(df, a.eps);
-    float* f = m2;  // norm * scale
+    float* f = m2;  // the norm
     for (size_t c = c0; c < c1; c += N) {
       const size_t n = std::min(N, c1 - c);
-      StoreFloats(df, hn::Mul(NormFromM2(df, LoadParam(df, m2 + c, n), S, veps),
-                              LoadParam(df, a.scale + c, n)),
-                  f + c, n);
+      StoreFloats(df, NormFromM2(df, LoadParam(df, m2 + c, n), S, veps), f + c, n);
     }
     const float* shift = a.shift + c0;
+    const float* scale = a.scale + c0;
     for (size_t s = 0; s < S; ++s) {
       MapRow(df, src + s * C + c0, dst + s * C + c0, c1 - c0, [&](size_t i, size_t n, V x) HWY_ATTR {
-        return hn::MulAdd(hn::Sub(x, LoadParam(df, mean + c0 + i, n)), LoadParam(df, f + c0 + i, n),
-                          LoadParam(df, shift + i, n));
+        const V y =
+            hn::Mul(hn::Sub(x, LoadParam(df, mean + c0 + i, n)), LoadParam(df, f + c0 + i, n));
+        return hn::MulAdd(y, LoadParam(df, scale + i, n), LoadParam(df, shift + i, n));
       });
     }
   }
