@@ -608,6 +608,42 @@ HWY_INLINE bool PoolStackPairsOf(D d, size_t n, size_t rows, size_t W, const Row
   }
 }
 
+// bf16 averages: PoolStackPairs of one pair of output rows over rows of W
+// elements (W a multiple of 2N; input row i at rowAt(i)), 2N elements at a
+// time read as N 32-bit lanes (BF16LanesToF32): the even elements' sums
+// go to x and the odd ones' to x + N. Each 2N-element block thus comes out
+// with its even elements first (PoolNhwcFlatRow's kEvenOdd layout). Each
+// row's lanes are loaded twice, shifted once and masked once: one fused
+// operation per N elements where the promotion took two.
+template <class Ops, size_t kTaps, class D, class RowAt, class Emit>
+HWY_INLINE void PoolStackPairBF16(D d, size_t W, const RowAt& rowAt, const Emit& emit) {
+  const hn::RebindToUnsigned<D> du;
+  const size_t N = hn::Lanes(d);
+  const auto high = hn::Set(du, 0xFFFF0000u);
+  for (size_t x = 0; x < W; x += 2 * N) {
+    const auto lanes = [&](size_t i) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      return hn::LoadU(du, reinterpret_cast<const uint32_t*>(rowAt(i) + x));
+    };
+    hn::Vec<D> first, second;
+    PoolWindowPair<Ops, kTaps>(
+        d,
+        [&](size_t i) HWY_ATTR SYNETK_LAMBDA_INLINE {
+          return hn::BitCast(d, hn::ShiftLeft<16>(lanes(i)));
+        },
+        first, second);
+    emit(0, x, first);
+    emit(1, x, second);
+    PoolWindowPair<Ops, kTaps>(
+        d,
+        [&](size_t i) HWY_ATTR SYNETK_LAMBDA_INLINE {
+          return hn::BitCast(d, hn::And(lanes(i), high));
+        },
+        first, second);
+    emit(0, x + N, first);
+    emit(1, x + N, second);
+  }
+}
+
 // Vertical step over n >= 1 rows at src, src + stride, ...: out[x] for
 // x < len, rounded up to whole vectors (the caller made them readable).
 // Averages add the rows in order.

@@ -27,21 +27,33 @@ namespace hn = hwy::HWY_NAMESPACE;
 // PoolNhwcFlatRow's pixels in pairs, with whole vectors of channels: pixel
 // p + 1's window is pixel p's one pixel on (PoolWindowPair). One flat loop
 // over the even pixels' `half` elements (a loop per pixel pair spent more
-// on its bookkeeping than it saved). emit(j, v) for both.
-template <class Ops, size_t kTaps, class D, class Emit>
+// on its bookkeeping than it saved). emit(j, v) for both; with kEvenOdd,
+// emit(j, v, w) for the 2N elements from j, whose R holds v then w
+// (PoolStackPairBF16's layout).
+template <class Ops, size_t kTaps, bool kEvenOdd, class D, class Emit>
 HWY_INLINE void PoolNhwcPixelPairs(D d, const typename Ops::L* HWY_RESTRICT R, size_t C,
                                    size_t half, const Emit& emit) {
-  const size_t N = hn::Lanes(d);
+  const size_t N = hn::Lanes(d), step = kEvenOdd ? 2 * N : N;
   size_t j = 0, c = 0;  // j: element of an even pixel, c: its channel
-  for (size_t i = 0; i < half; i += N) {
+  for (size_t i = 0; i < half; i += step) {
     hn::Vec<D> first, second;
-    PoolWindowPair<Ops, kTaps>(
-        d, [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE { return hn::LoadU(d, R + j + k * C); },
-        first, second);
-    emit(j, first);
-    emit(j + C, second);
-    j += N;
-    c += N;
+    const auto pair = [&](size_t at) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      PoolWindowPair<Ops, kTaps>(
+          d, [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE { return hn::LoadU(d, R + at + k * C); },
+          first, second);
+    };
+    pair(j);
+    if constexpr (kEvenOdd) {
+      const hn::Vec<D> first0 = first, second0 = second;
+      pair(j + N);
+      emit(j, first0, first);
+      emit(j + C, second0, second);
+    } else {
+      emit(j, first);
+      emit(j + C, second);
+    }
+    j += step;
+    c += step;
     if (c == C) {  // on to the next even pixel
       c = 0;
       j += C;
@@ -53,13 +65,17 @@ HWY_INLINE void PoolNhwcPixelPairs(D d, const typename Ops::L* HWY_RESTRICT R, s
 // so the row is one flat pass however few channels there are; with whole
 // vectors of channels and 2 to 7 taps, output pixels go in pairs
 // (PoolNhwcPixelPairs). Its own function: inside PoolNhwc, GCC spilled the
-// tap offsets of this loop.
-template <class Ops, class D, typename T>
+// tap offsets of this loop. kEvenOdd (bf16 averages, C a multiple of 2N):
+// each 2N elements of R hold their block's even channels, then its odd
+// ones (PoolStackPairBF16), stored as one vector of 32-bit lanes
+// (StoreBF16Pair).
+template <class Ops, bool kEvenOdd, class D, typename T>
 HWY_NOINLINE void PoolNhwcFlatRow(D d, const typename Ops::L* HWY_RESTRICT R, size_t C,
                                   size_t kX, size_t rowOut,
                                   const typename Ops::L* HWY_RESTRICT scales,
                                   typename Ops::L scale, T* HWY_RESTRICT out, size_t avail) {
   using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
   // Output element j from its window's combination v.
   const auto emit = [&](size_t j, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
     // Averages: scales given with excludePad.
@@ -67,21 +83,49 @@ HWY_NOINLINE void PoolNhwcFlatRow(D d, const typename Ops::L* HWY_RESTRICT R, si
     // Lanes past the row land on outputs written later.
     PoolStoreDst<Ops>(d, v, out + j, avail - j);
   };
+  // kEvenOdd: the 2N outputs from j, even channels v, odd ones w (a whole
+  // block inside the pixel).
+  const auto emitBlock = [&](size_t j, V v, V w) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    if constexpr (kEvenOdd) {
+      StoreBF16Pair<true>(d, PoolScaleAt<Ops>(d, v, scales, j, scale),
+                          PoolScaleAt<Ops>(d, w, scales, j + N, scale), out + j);
+    } else {
+      (void)j, (void)v, (void)w;
+    }
+  };
   size_t first = 0;  // outputs before it went in pixel pairs
   const size_t pixels = rowOut / C, half = (pixels / 2) * C;
   if (C % hn::Lanes(d) == 0 && kX >= 2 && half != 0 &&
       PoolWithTapCount(kX, [&](auto k) HWY_ATTR SYNETK_LAMBDA_INLINE {
         // (1 tap is ruled out above; the bound keeps it compiling)
-        PoolNhwcPixelPairs<Ops, HWY_MAX(decltype(k)::value, size_t{2})>(d, R, C, half, emit);
+        constexpr size_t kTaps = HWY_MAX(decltype(k)::value, size_t{2});
+        if constexpr (kEvenOdd) {
+          PoolNhwcPixelPairs<Ops, kTaps, true>(d, R, C, half, emitBlock);
+        } else {
+          PoolNhwcPixelPairs<Ops, kTaps, false>(d, R, C, half, emit);
+        }
       })) {
     first = 2 * half;
   }
+  // The rest (an odd pixel; every pixel where no pairs apply). kEvenOdd:
+  // blocks start at even multiples of N from `first`, emitted in order.
+  V even = hn::Zero(d);
   PoolTaps<Ops>(
       d, kX, rowOut - first,
       [&](size_t j, size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
         return hn::LoadU(d, R + first + j + k * C);
       },
-      [&](size_t j, V v) HWY_ATTR SYNETK_LAMBDA_INLINE { emit(first + j, v); });
+      [&](size_t j, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        if constexpr (kEvenOdd) {
+          if ((j / N) % 2 == 0) {
+            even = v;
+          } else {
+            emitBlock(first + j - N, even, v);
+          }
+        } else {
+          emit(first + j, v);
+        }
+      });
 }
 
 // NHWC with 3 channels and strideX > 1 where PoolNhwcPickRow does not apply:
@@ -627,33 +671,55 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         continue;
       }
     }
-    const auto flatRow = [&](const L* buf, size_t y) HWY_ATTR {
+    // evenOdd: R's channels in PoolStackPairBF16's order (PoolNhwcFlatRow).
+    const auto flatRow = [&](const L* buf, size_t y, auto evenOdd) HWY_ATTR {
       const size_t base = y * rowOut;
-      PoolNhwcFlatRow<Ops>(d, buf, C, kX, rowOut, scalesFor(wy.Size()), a.scale, dst + base,
-                           dstTotal - base);
+      PoolNhwcFlatRow<Ops, decltype(evenOdd)::value>(d, buf, C, kX, rowOut, scalesFor(wy.Size()),
+                                                     a.scale, dst + base, dstTotal - base);
     };
+    using Natural = std::false_type;
     // Row dy + 1's window is wy one row down, whole and inside src too.
     if (flatPairs && dy + 1 < a.end && wy.Size() == a.kY && wy.end < a.srcH &&
         wy.end * rowElems + PoolRoundUp(rowElems, N) <= srcTotal) {
       const T* s = a.src + wy.begin * rowElems;
       L* const outs[2] = {row, R2 + pX * C};
-      PoolStackPairsOf<Ops>(
-          d, a.kY, 2, rowElems,
-          [=](size_t i, size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
-            return Ops::Load(d, s + i * rowElems + x);
-          },
-          [=](size_t r, size_t x, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
-            hn::StoreU(v, d, outs[r] + x);
-          });
+      const auto store = [=](size_t r, size_t x, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        hn::StoreU(v, d, outs[r] + x);
+      };
+      // bf16 averages with whole blocks of 2N channels: the rows read as
+      // 32-bit lanes, even and odd channels apart, until the store.
+      bool evenOdd = false;
+      if constexpr (Ops::kBF16Pairs) {
+        evenOdd = C % (2 * N) == 0 && PoolWithTapCount(a.kY, [&](auto k) HWY_ATTR {
+          PoolStackPairBF16<Ops, HWY_MAX(decltype(k)::value, size_t{2})>(
+              d, rowElems,
+              [=](size_t i) HWY_ATTR SYNETK_LAMBDA_INLINE { return s + i * rowElems; }, store);
+        });
+      }
+      if (!evenOdd) {
+        PoolStackPairsOf<Ops>(
+            d, a.kY, 2, rowElems,
+            [=](size_t i, size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+              return Ops::Load(d, s + i * rowElems + x);
+            },
+            store);
+      }
       for (L* out : outs) hn::StoreU(ident, d, out + rowElems);
-      flatRow(R, dy);
-      flatRow(R2, dy + 1);
+      if (evenOdd) {
+        if constexpr (Ops::kBF16Pairs) {
+          flatRow(R, dy, std::true_type());
+          flatRow(R2, dy + 1, std::true_type());
+        }
+      } else {
+        flatRow(R, dy, Natural());
+        flatRow(R2, dy + 1, Natural());
+      }
       ++dy;
       continue;
     }
     vertical();
     if (flat) {
-      flatRow(R, dy);
+      flatRow(R, dy, Natural());
       continue;
     }
     if (planar) {
