@@ -228,50 +228,38 @@ TEST_CASE("normalize keeps long reductions accurate", "[normalize][long]") {
   });
 }
 
-// All-zero input with eps = 0: no NaN; the normalizing factor is 0.
-TEST_CASE("normalize of all-zero input with eps 0 is defined", "[normalize]") {
-  SYNETK_FOR_EACH_TARGET([] {
-    for (int v : kVersions) {
-      auto k = MakeCase<float>(v, 2, 19, 21, 0.0f);
-      std::fill(k.src.begin(), k.src.end(), 0.0f);
-      for (const bool nhwc : {false, true}) {
-        std::vector<float> dst(k.Size(), 7.0f), ws(4 * k.C);
-        if (nhwc) RunLibrary<float, synetk::Nhwc>(k, k.src.data(), ws.data(), ws.size(), dst.data());
-        else RunLibrary<float, synetk::Nchw>(k, k.src.data(), ws.data(), ws.size(), dst.data());
-        for (size_t i = 0; i < dst.size(); ++i) {
-          const size_t c = nhwc ? i % k.C : (i / k.S) % k.C;
-          const float expect = (v == 1 || v == 5) ? 0.0f : k.shift[c];
-          INFO("version " << v << " nhwc " << nhwc << " element " << i);
-          REQUIRE(dst[i] == expect);
-        }
+// All-zero input, every version, both formats: the outputs of a zero
+// normalized value, 0 (V1) or shift[c] (V2-V4), with eps and every scale[c]
+// as given (a scale of 0 keeps MakeCase's scales).
+void CheckAllZeroInput(float eps, float scale) {
+  for (int v : kVersions) {
+    auto k = MakeCase<float>(v, 2, 19, 21, eps);
+    std::fill(k.src.begin(), k.src.end(), 0.0f);
+    if (scale != 0.0f) std::fill(k.scale.begin(), k.scale.end(), scale);
+    for (const bool nhwc : {false, true}) {
+      std::vector<float> dst(k.Size(), 7.0f), ws(4 * k.C);
+      if (nhwc) RunLibrary<float, synetk::Nhwc>(k, k.src.data(), ws.data(), ws.size(), dst.data());
+      else RunLibrary<float, synetk::Nchw>(k, k.src.data(), ws.data(), ws.size(), dst.data());
+      for (size_t i = 0; i < dst.size(); ++i) {
+        const size_t c = nhwc ? i % k.C : (i / k.S) % k.C;
+        const float expect = (v == 1 || v == 5) ? 0.0f : k.shift[c];
+        INFO("version " << v << " nhwc " << nhwc << " element " << i);
+        REQUIRE(dst[i] == expect);
       }
     }
-  });
+  }
 }
 
-// All-zero input with the smallest denormal eps and a scale of 2^65: the
-// normalizing factor (2.7e22) times the scale overflows fp32, but the
-// normalized values are 0, so the outputs are those of a zero factor
+// eps = 0: no NaN; the normalizing factor is 0.
+TEST_CASE("normalize of all-zero input with eps 0 is defined", "[normalize]") {
+  SYNETK_FOR_EACH_TARGET([] { CheckAllZeroInput(0.0f, 0.0f); });
+}
+
+// The smallest denormal eps and a scale of 2^65: the normalizing factor
+// (2.7e22) times the scale overflows fp32, but the normalized values are 0
 // (the kernels scale (x - mean) * factor, never factor * scale first).
 TEST_CASE("normalize of all-zero input with a huge factor and scale is defined", "[normalize]") {
-  SYNETK_FOR_EACH_TARGET([] {
-    for (int v : kVersions) {
-      auto k = MakeCase<float>(v, 2, 19, 21, std::numeric_limits<float>::denorm_min());
-      std::fill(k.src.begin(), k.src.end(), 0.0f);
-      std::fill(k.scale.begin(), k.scale.end(), 0x1p65f);
-      for (const bool nhwc : {false, true}) {
-        std::vector<float> dst(k.Size(), 7.0f), ws(4 * k.C);
-        if (nhwc) RunLibrary<float, synetk::Nhwc>(k, k.src.data(), ws.data(), ws.size(), dst.data());
-        else RunLibrary<float, synetk::Nchw>(k, k.src.data(), ws.data(), ws.size(), dst.data());
-        for (size_t i = 0; i < dst.size(); ++i) {
-          const size_t c = nhwc ? i % k.C : (i / k.S) % k.C;
-          const float expect = (v == 1 || v == 5) ? 0.0f : k.shift[c];
-          INFO("version " << v << " nhwc " << nhwc << " element " << i);
-          REQUIRE(dst[i] == expect);
-        }
-      }
-    }
-  });
+  SYNETK_FOR_EACH_TARGET([] { CheckAllZeroInput(std::numeric_limits<float>::denorm_min(), 0x1p65f); });
 }
 
 TEST_CASE("normalize runs in place", "[normalize]") {
