@@ -617,30 +617,29 @@ HWY_INLINE bool PoolStackPairsOf(D d, size_t n, size_t rows, size_t W, const Row
 // operation per N elements where the promotion took two.
 template <class Ops, size_t kTaps, class D, class RowAt, class Emit>
 HWY_INLINE void PoolStackPairBF16(D d, size_t W, const RowAt& rowAt, const Emit& emit) {
-  const hn::RebindToUnsigned<D> du;
   const size_t N = hn::Lanes(d);
-  const auto high = hn::Set(du, 0xFFFF0000u);
   for (size_t x = 0; x < W; x += 2 * N) {
-    const auto lanes = [&](size_t i) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      return hn::LoadU(du, reinterpret_cast<const uint32_t*>(rowAt(i) + x));
+    // The pair of windows over the even (odd: false) or odd elements of the
+    // 2N, to x or x + N. Each row is loaded once per half; the half it does
+    // not use the compiler leaves out.
+    const auto halves = [&](auto odd) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      const auto row = [&](size_t i) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        hn::Vec<D> even, oddLanes;
+        LoadBF16Pair(d, rowAt(i) + x, even, oddLanes);
+        if constexpr (decltype(odd)::value) {
+          return oddLanes;
+        } else {
+          return even;
+        }
+      };
+      hn::Vec<D> first, second;
+      PoolWindowPair<Ops, kTaps>(d, row, first, second);
+      const size_t at = decltype(odd)::value ? x + N : x;
+      emit(0, at, first);
+      emit(1, at, second);
     };
-    hn::Vec<D> first, second;
-    PoolWindowPair<Ops, kTaps>(
-        d,
-        [&](size_t i) HWY_ATTR SYNETK_LAMBDA_INLINE {
-          return hn::BitCast(d, hn::ShiftLeft<16>(lanes(i)));
-        },
-        first, second);
-    emit(0, x, first);
-    emit(1, x, second);
-    PoolWindowPair<Ops, kTaps>(
-        d,
-        [&](size_t i) HWY_ATTR SYNETK_LAMBDA_INLINE {
-          return hn::BitCast(d, hn::And(lanes(i), high));
-        },
-        first, second);
-    emit(0, x + N, first);
-    emit(1, x + N, second);
+    halves(std::false_type());
+    halves(std::true_type());
   }
 }
 

@@ -379,14 +379,18 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
   };
   // Any pixel: columns outside the row are the identity, the shared column
   // goes through `carry`.
+  // Averages: the scale of a window of all 3 columns, computed once; the
+  // clipped windows at the row's ends (excludePad) take their own.
+  const float scaleWhole = excludePad ? 1.0f / (hy * 3.0f) : scale;
   auto pixel = [&](size_t dx) HWY_ATTR SYNETK_LAMBDA_INLINE {
     const ptrdiff_t x0 = static_cast<ptrdiff_t>(2 * dx) - static_cast<ptrdiff_t>(pX);
-    V sc = hn::Set(d, static_cast<typename Ops::L>(scale));
+    float pixelScale = scaleWhole;
     if (!Ops::kOrderFree && excludePad) {
       const ptrdiff_t lo = HWY_MAX(x0, ptrdiff_t{0});
       const ptrdiff_t hi = HWY_MIN(x0 + 3, static_cast<ptrdiff_t>(W));
-      sc = hn::Set(d, static_cast<typename Ops::L>(1.0f / (hy * static_cast<float>(hi - lo))));
+      if (hi - lo != 3) pixelScale = 1.0f / (hy * static_cast<float>(hi - lo));
     }
+    const V sc = hn::Set(d, static_cast<typename Ops::L>(pixelScale));
     if constexpr (Ops::kBF16Pairs) {
       if (pairs) {
         for (size_t c = 0; c < C; c += 2 * N) {
@@ -436,8 +440,7 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
     // own instance: added to the generic loop's, it slowed that loop
     // (f16 64 channels: 41 -> 49 us).
     V k = hn::LoadU(d, carry);
-    const V sc =
-        hn::Set(d, static_cast<typename Ops::L>(excludePad ? 1.0f / (hy * 3.0f) : scale));
+    const V sc = hn::Set(d, static_cast<typename Ops::L>(scaleWhole));
     for (; dx < b; ++dx) {
       const T* q = s + (2 * dx - pX + 1) * C;
       const V v2 = colAt(q + C);
@@ -569,10 +572,8 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const auto scalesFor = [&](size_t rows) HWY_ATTR -> const L* {
     if constexpr (!Cfg::isMax) {
       if (scales != nullptr && rows != scalesRows) {
-        const V h = hn::Set(d, static_cast<L>(rows)), one = hn::Set(d, L(1));
-        for (size_t j = 0; j < widthsLen; j += N) {
-          hn::StoreU(hn::Div(one, hn::Mul(h, hn::LoadU(d, widths + j))), d, scales + j);
-        }
+        PoolScaleRows(d, scales, 1, widthsLen, widthsLen, widths,
+                      a.kY * a.kX < (size_t{1} << 24), [rows](size_t) { return rows; });
         scalesRows = rows;
       }
     }
