@@ -14,8 +14,10 @@
 // Shortcuts: 2x2 stride-2 windows on inputs that pair up exactly skip R
 // (PoolNchwPairs / PoolNhwcPairs), and so do NCHW stride-2 windows that tile
 // even rows (PoolNchwHalfWidth) and NHWC 3-wide stride-2 windows
-// (PoolNhwcStemRow); NHWC with 3 channels and strideX > 1 pools channel
-// planes split from R; NCHW global pooling reduces each plane without R
+// (PoolNhwcStemRow), and NCHW bf16 averages of stride 1 along W, whose rows
+// stay split into even and odd columns (PoolNchwEvenOdd); NHWC with 3
+// channels and strideX > 1 pools channel planes split from R; NCHW global
+// pooling reduces each plane without R
 // (max: flat; average: column sums, then the columns in order).
 // Max pooling works on order-preserving keys of the stored bits (bf16/f16:
 // sign-magnitude -> two's complement), so its output is always one of the
@@ -32,6 +34,7 @@
 
 #include "synetk/ops/pooling_common-inl.h"
 #include "synetk/ops/pooling_nchw-inl.h"
+#include "synetk/ops/pooling_nchw_evenodd-inl.h"
 #include "synetk/ops/pooling_nhwc-inl.h"
 #include "synetk/ops/pooling_pairs-inl.h"
 
@@ -89,6 +92,8 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
       } else {  // small planes: 128-bit vectors waste fewer lanes
         PoolNchwGlobalMax<Cfg>(dq, a);
       }
+    } else if (PoolNchwEvenOddFits<Cfg>(d, a)) {
+      PoolNchwEvenOdd<Cfg>(d, a);
     } else if (a.kX <= kPoolStackedMaxKernel) {
       PoolNchwStacked<Cfg>(d, a);
     } else {
