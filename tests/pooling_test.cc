@@ -277,15 +277,15 @@ TEMPLATE_TEST_CASE("pooling average matches the reference on every target", "[po
   });
 }
 
-// bf16 averages in NCHW with stride 1 along W read their rows as pairs of
-// columns (PoolNchwEvenOdd): widths about one, two and three blocks of 2N
-// columns for each vector width (2N = 8, 16, 32), kernels 1..7 padded 0 or
-// kX / 2, rows in pairs (stride 1) and one by one (stride 2, one-row
-// windows), windows clipped above and below, ceil sizes, and the last rows
-// of src (read through copies).
-TEST_CASE("pooling bf16 averages along rows of column pairs", "[pooling]") {
+// NCHW averages with stride 1 along W straight from src (PoolNchwStride1:
+// fp32 rows in whole vectors, bf16 rows as pairs of columns): widths about
+// one, two and three blocks for each vector width (blocks of 4 to 32
+// columns), kernels 1..7 padded 0 or kX / 2, rows in pairs (stride 1) and
+// one by one (stride 2, one-row windows), windows clipped above and below,
+// ceil sizes, and the last rows of src (read through copies).
+TEMPLATE_TEST_CASE("pooling averages with stride 1 along rows", "[pooling]", bfloat16_t, float) {
   std::vector<PoolGeom> geoms;
-  for (size_t W : {8, 9, 16, 17, 31, 32, 33, 65, 97})
+  for (size_t W : {4, 5, 8, 9, 16, 17, 31, 32, 33, 65, 97})
     for (size_t kX = 1; kX <= 7; ++kX)
       for (size_t pX : {size_t{0}, kX / 2}) {
         if (kX == 1 && pX == 0 && !geoms.empty() && geoms.back().kX == 1) continue;
@@ -297,7 +297,7 @@ TEST_CASE("pooling bf16 averages along rows of column pairs", "[pooling]") {
   SYNETK_FOR_EACH_TARGET([&] {
     for (const auto& g : geoms)
       for (const bool excludePad : {true, false})
-        CheckAverage<bfloat16_t>(g, excludePad, PoolRandom<bfloat16_t>(g.SrcSize()));
+        CheckAverage<TestType>(g, excludePad, PoolRandom<TestType>(g.SrcSize()));
   });
 }
 
@@ -481,7 +481,7 @@ TEST_CASE("pooling split into parts gives the whole call's output", "[pooling][p
       CheckPoolParts<uint8_t, true, synetk::Nchw>(g, false);
       CheckPoolParts<uint8_t, true, synetk::Nhwc>(g, false);
       CheckPoolParts<float, false, synetk::Nchw>(g, false);
-      CheckPoolParts<bfloat16_t, false, synetk::Nchw>(g, false);  // 5x5 s1: column pairs
+      CheckPoolParts<bfloat16_t, false, synetk::Nchw>(g, false);  // 5x5 s1: PoolNchwStride1
       CheckPoolParts<bfloat16_t, false, synetk::Nhwc>(g, false);
     }
     PoolGeom g3 = Geom2D(11, 8, 9, 3, 3, 2, 2, 1, 1, true, true);

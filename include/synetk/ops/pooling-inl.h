@@ -14,8 +14,8 @@
 // Shortcuts: 2x2 stride-2 windows on inputs that pair up exactly skip R
 // (PoolNchwPairs / PoolNhwcPairs), and so do NCHW stride-2 windows that tile
 // even rows (PoolNchwHalfWidth) and NHWC 3-wide stride-2 windows
-// (PoolNhwcStemRow), and NCHW bf16 averages of stride 1 along W, whose rows
-// stay split into even and odd columns (PoolNchwEvenOdd); NHWC with 3
+// (PoolNhwcStemRow), and NCHW fp32 and bf16 averages of stride 1 along W
+// (PoolNchwStride1: bf16 rows split into even and odd columns); NHWC with 3
 // channels and strideX > 1 pools channel planes split from R; NCHW global
 // pooling reduces each plane without R
 // (max: flat; average: column sums, then the columns in order).
@@ -34,7 +34,7 @@
 
 #include "synetk/ops/pooling_common-inl.h"
 #include "synetk/ops/pooling_nchw-inl.h"
-#include "synetk/ops/pooling_nchw_evenodd-inl.h"
+#include "synetk/ops/pooling_nchw_stride1-inl.h"
 #include "synetk/ops/pooling_nhwc-inl.h"
 #include "synetk/ops/pooling_pairs-inl.h"
 
@@ -92,8 +92,8 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
       } else {  // small planes: 128-bit vectors waste fewer lanes
         PoolNchwGlobalMax<Cfg>(dq, a);
       }
-    } else if (PoolNchwEvenOddFits<Cfg>(d, a)) {
-      PoolNchwEvenOdd<Cfg>(d, a);
+    } else if (PoolNchwStride1Fits<Cfg>(d, a)) {
+      PoolNchwStride1<Cfg>(d, a);
     } else if (a.kX <= kPoolStackedMaxKernel) {
       PoolNchwStacked<Cfg>(d, a);
     } else {

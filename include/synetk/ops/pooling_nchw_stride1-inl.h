@@ -1,13 +1,14 @@
 // Copyright synetk authors. SPDX-License-Identifier: MIT
-// bf16 averages in NCHW with stride 1 along W (per target): the rows are
-// read as 32-bit lanes whose halves are the even and odd columns, and every
-// step, vertical and horizontal, stays in that form until the store.
+// NCHW averages with stride 1 along W, straight from src (per target): no
+// row buffer, rows summed in registers, two output rows at a time. fp32
+// rows go in whole vectors; bf16 rows are read as 32-bit lanes whose halves
+// are the even and odd columns, and stay in that form until the store.
 
-#if defined(SYNETK_OPS_POOLING_NCHW_EVENODD_INL_H_) == defined(HWY_TARGET_TOGGLE)
-#ifdef SYNETK_OPS_POOLING_NCHW_EVENODD_INL_H_
-#undef SYNETK_OPS_POOLING_NCHW_EVENODD_INL_H_
+#if defined(SYNETK_OPS_POOLING_NCHW_STRIDE1_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SYNETK_OPS_POOLING_NCHW_STRIDE1_INL_H_
+#undef SYNETK_OPS_POOLING_NCHW_STRIDE1_INL_H_
 #else
-#define SYNETK_OPS_POOLING_NCHW_EVENODD_INL_H_
+#define SYNETK_OPS_POOLING_NCHW_STRIDE1_INL_H_
 #endif
 
 #include <cstddef>
@@ -25,27 +26,35 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // Windows of more rows than this take the other paths.
-inline constexpr size_t kPoolEvenOddMaxRows = 16;
+inline constexpr size_t kPoolStride1MaxRows = 16;
 
-// What every row of one PoolNchwEvenOdd call shares. Block b of a row is
-// its columns [2Nb, 2Nb + 2N), read as N 32-bit lanes (lane i: columns
-// 2Nb + 2i and 2Nb + 2i + 1); those of the padded row (padded column i is
-// column i - pX) are built from two of them (PoolEvenOddPadded).
-struct PoolEvenOddGeom {
-  size_t outBlocks;   // blocks of 2N outputs per output row
-  size_t loadBlocks;  // blocks holding some input column (2Nb < W)
-  // The tail block's (loadBlocks - 1) even, then odd columns that lie in
-  // the row: all ones, the others zero (N lanes each).
+// Element types with a PoolNchwStride1 path: fp32 in whole vectors, bf16 as
+// column pairs (PoolOps::kBF16Pairs). (f16, through its promotions, ran
+// slower than the stacked rows: 32x64x64 5x5 s1 p2 32 -> 41 us.)
+template <class Cfg>
+inline constexpr bool kPoolStride1Type =
+    !Cfg::isMax && (PoolOps<Cfg>::kBF16Pairs || std::is_same_v<typename Cfg::Elem, float>) &&
+    HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE;
+
+// What every row of one PoolNchwStride1 call shares. Block b of a row is its
+// columns [Bb, Bb + B): fp32, B = N, one vector; bf16, B = 2N, N 32-bit
+// lanes (lane i: columns 2Nb + 2i and 2Nb + 2i + 1). The padded row's
+// blocks (padded column i is column i - pX) are built from two of them.
+struct PoolStride1Geom {
+  size_t outBlocks;   // blocks of B outputs per output row
+  size_t loadBlocks;  // blocks holding some input column (Bb < W)
+  // The lanes of the tail block (loadBlocks - 1) that lie in the row (bf16:
+  // the even columns', then the odd ones'): all ones, the others zero.
   const uint32_t* tailMask;
 };
 
-// The even and odd column sums of block b over n input rows (row r at
+// bf16: the even and odd column sums of block b over n input rows (row r at
 // base + r*pitch; reads up to the end of the last block are allowed),
 // columns past the row zeroed. kTwo: two output rows whose windows share
 // rows 1 .. n - 1 (rows 0 .. n in all): A sums rows [0, n), B rows [1, n].
 template <bool kTwo, class D, typename T>
 HWY_INLINE void PoolEvenOddBlock(D d, const T* base, size_t pitch, size_t n,
-                                 const PoolEvenOddGeom& g, size_t b, hn::Vec<D>& eA,
+                                 const PoolStride1Geom& g, size_t b, hn::Vec<D>& eA,
                                  hn::Vec<D>& oA, hn::Vec<D>& eB, hn::Vec<D>& oB) {
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
@@ -198,7 +207,7 @@ HWY_INLINE void PoolStoreLanePairs(DU du, hn::Vec<DU> v, T* p, size_t avail) {
 // one is stored last.
 template <class Ops, size_t kX, size_t kPX, bool kTwo, class D, typename T>
 HWY_NOINLINE void PoolEvenOddRows(D d, const T* base, size_t pitch, size_t n, size_t groups,
-                                  size_t rowStep, const PoolEvenOddGeom& g,
+                                  size_t rowStep, const PoolStride1Geom& g,
                                   const typename Ops::L* tab, typename Ops::L scale, T* out,
                                   size_t dstW, size_t outStep, size_t avail) {
   using V = hn::Vec<D>;
@@ -258,16 +267,127 @@ HWY_NOINLINE void PoolEvenOddRows(D d, const T* base, size_t pitch, size_t n, si
   }
 }
 
-// Whether PoolNchwEvenOdd serves a call: bf16 averages (kBF16Pairs) on
-// targets of fixed width, 2D, stride 1 along W, windows of up to 7 columns
-// padded by 0 or kX / 2 (the instances) and up to kPoolEvenOddMaxRows
-// rows, rows of input and output of 2N columns or more.
+// fp32: the column sums of block b over n input rows, as PoolEvenOddBlock.
+template <class Ops, bool kTwo, class D, typename T>
+HWY_INLINE void PoolStride1Block(D d, const T* base, size_t pitch, size_t n,
+                                 const PoolStride1Geom& g, size_t b, hn::Vec<D>& vA,
+                                 hn::Vec<D>& vB) {
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  if (b >= g.loadBlocks) {  // right padding only
+    vA = vB = hn::Zero(d);
+    return;
+  }
+  const T* p = base + N * b;
+  if constexpr (kTwo) {
+    V s = Ops::Load(d, p + pitch);
+    for (size_t r = 2; r < n; ++r) s = hn::Add(s, Ops::Load(d, p + r * pitch));
+    vA = hn::Add(Ops::Load(d, p), s);
+    vB = hn::Add(s, Ops::Load(d, p + n * pitch));
+  } else {
+    vA = Ops::Load(d, p);
+    for (size_t r = 1; r < n; ++r) vA = hn::Add(vA, Ops::Load(d, p + r * pitch));
+  }
+  if (b + 1 == g.loadBlocks) {  // lanes past the row: +0, as in PoolEvenOddBlock
+    const hn::RebindToUnsigned<D> du;
+    const V m = hn::BitCast(d, hn::Load(du, g.tailMask));
+    vA = hn::And(vA, m);
+    if constexpr (kTwo) vB = hn::And(vB, m);
+  }
+}
+
+// fp32: the kX taps of a block's outputs from its padded column sums and
+// the next block's (kX <= N + 1).
+template <size_t kX, class D, size_t... kK>
+HWY_INLINE hn::Vec<D> PoolStride1Taps(D d, hn::Vec<D> cur, hn::Vec<D> next,
+                                      std::index_sequence<kK...>) {
+  hn::Vec<D> acc = cur;
+  ((acc = hn::Add(acc, PoolShiftIn<kK + 1>(d, cur, next))), ...);
+  return acc;
+}
+
+// fp32: PoolEvenOddRows with blocks of N columns; the padded row's block b
+// is the row's blocks b - 1 and b moved up pX lanes.
+template <class Ops, size_t kX, size_t kPX, bool kTwo, class D, typename T>
+HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, size_t groups,
+                                  size_t rowStep, const PoolStride1Geom& g,
+                                  const typename Ops::L* tab, typename Ops::L scale, T* out,
+                                  size_t dstW, size_t outStep, size_t avail) {
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const V scaleAll = hn::Set(d, scale);
+  const V zero = hn::Zero(d);
+  const auto padded = [&](V prev, V cur) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    return PoolShiftIn<hn::MaxLanes(D()) - kPX>(d, prev, cur);
+  };
+  const auto window = [&](V cur, V next, size_t o) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    const V sum = PoolStride1Taps<kX>(d, cur, next, std::make_index_sequence<kX - 1>());
+    return PoolScale(d, sum, tab ? hn::LoadU(d, tab + o) : scaleAll);
+  };
+  for (size_t grp = 0; grp < groups; ++grp, base += rowStep, out += outStep, avail -= outStep) {
+    V vA, vB, pA, pB;  // row blocks b and padded blocks b of rows A and B
+    PoolStride1Block<Ops, kTwo>(d, base, pitch, n, g, 0, vA, vB);
+    pA = padded(zero, vA);
+    if constexpr (kTwo) pB = padded(zero, vB);
+    V firstB = zero;
+    for (size_t b = 0; b < g.outBlocks; ++b) {
+      V vA1, vB1;
+      PoolStride1Block<Ops, kTwo>(d, base, pitch, n, g, b + 1, vA1, vB1);
+      const V pA1 = padded(vA, vA1);
+      const size_t o = N * b;
+      PoolStoreDst<Ops>(d, window(pA, pA1, o), out + o, avail - o);
+      if constexpr (kTwo) {
+        const V pB1 = padded(vB, vB1);
+        const V r = window(pB, pB1, o);
+        if (b == 0) {
+          firstB = r;
+        } else {
+          PoolStoreDst<Ops>(d, r, out + dstW + o, avail - dstW - o);
+        }
+        vB = vB1;
+        pB = pB1;
+      }
+      vA = vA1;
+      pA = pA1;
+    }
+    if constexpr (kTwo) PoolStoreDst<Ops>(d, firstB, out + dstW, avail - dstW);
+  }
+}
+
+template <bool kPairs, class Ops, size_t kX, size_t kPX, bool kTwo, class D, typename T>
+HWY_INLINE void PoolStride1RowsOf(D d, const T* base, size_t pitch, size_t n, size_t groups,
+                                  size_t rowStep, const PoolStride1Geom& g,
+                                  const typename Ops::L* tab, typename Ops::L scale, T* out,
+                                  size_t dstW, size_t outStep, size_t avail) {
+  if constexpr (kPairs) {
+    PoolEvenOddRows<Ops, kX, kPX, kTwo>(d, base, pitch, n, groups, rowStep, g, tab, scale, out,
+                                        dstW, outStep, avail);
+  } else {
+    PoolStride1Rows<Ops, kX, kPX, kTwo>(d, base, pitch, n, groups, rowStep, g, tab, scale, out,
+                                        dstW, outStep, avail);
+  }
+}
+
+// The widest window PoolNchwStride1 takes on D: bf16 7 columns; fp32 5,
+// with 8 lanes or more. (fp32 7x7 s1 p3 on AVX3_DL, one shift and one
+// addition per tap, ran 67 -> 80 us against the stacked rows' pairs of
+// taps; on 4-lane SSE4 every fp32 shape lost about 20%: 32x64x64 5x5 p2 57
+// -> 71 us.)
 template <class Cfg, class D>
-HWY_INLINE bool PoolNchwEvenOddFits(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
-  if constexpr (PoolOps<Cfg>::kBF16Pairs && !HWY_HAVE_SCALABLE) {
-    const size_t N2 = 2 * hn::Lanes(d);
-    return !a.pool3d && a.sX == 1 && a.kX <= 7 && (a.pX == 0 || a.pX == a.kX / 2) &&
-           a.kY <= kPoolEvenOddMaxRows && a.srcW >= N2 && a.dstW >= N2;
+inline constexpr size_t kPoolStride1MaxX =
+    PoolOps<Cfg>::kBF16Pairs ? 7 : (hn::MaxLanes(D()) >= 8 ? 5 : 0);
+
+// Whether PoolNchwStride1 serves a call: kPoolStride1Type, 2D, stride 1
+// along W, windows of up to kPoolStride1MaxX columns padded by 0 or kX / 2
+// (the instances) and up to kPoolStride1MaxRows rows, input and output rows
+// of a block or more.
+template <class Cfg, class D>
+HWY_INLINE bool PoolNchwStride1Fits(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  if constexpr (kPoolStride1Type<Cfg>) {
+    const size_t B = (PoolOps<Cfg>::kBF16Pairs ? 2 : 1) * hn::Lanes(d);
+    return !a.pool3d && a.sX == 1 && a.kX <= kPoolStride1MaxX<Cfg, D> &&
+           (a.pX == 0 || a.pX == a.kX / 2) && a.kY <= kPoolStride1MaxRows && a.srcW >= B &&
+           a.dstW >= B;
   } else {
     (void)d;
     (void)a;
@@ -275,44 +395,47 @@ HWY_INLINE bool PoolNchwEvenOddFits(D d, const detail::PoolArgs<typename Cfg::El
   }
 }
 
-// NCHW bf16 averages with stride 1 along W, straight from src (no row
-// buffer): each 2N-column block of a window's rows is read as N 32-bit
-// lanes and split into even and odd columns by a shift and a mask
-// (BF16LanesToF32), summed down the rows, then across (PoolEvenOddTaps),
-// and stored as one vector of lanes (F32ToBF16Lanes). Stride-1 rows go two
-// at a time, sharing the kY - 1 rows their windows have in common. Rows
-// whose loads would leave src read a zero-padded copy.
+// NCHW averages with stride 1 along W, straight from src (no row buffer):
+// each block of a window's rows is loaded (bf16: N 32-bit lanes split into
+// even and odd columns by a shift and a mask, BF16LanesToF32), summed down
+// the rows, then across (PoolStride1Taps, PoolEvenOddTaps), and stored
+// (bf16: one vector of lanes, F32ToBF16Lanes). Stride-1 rows go two at a
+// time, sharing the kY - 1 rows their windows have in common; one call runs
+// all of a plane's unclipped rows. Windows with a row whose loads would
+// leave src read zero-padded copies.
 template <class Cfg, class D>
-void PoolNchwEvenOdd(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
-  if constexpr (PoolOps<Cfg>::kBF16Pairs && !HWY_HAVE_SCALABLE) {
+void PoolNchwStride1(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  if constexpr (kPoolStride1Type<Cfg>) {
+    constexpr bool kPairs = PoolOps<Cfg>::kBF16Pairs;
     using Ops = PoolOps<Cfg>;
     using L = typename Ops::L;
     using T = typename Cfg::Elem;
-    const size_t N = hn::Lanes(d), N2 = 2 * N;
+    const size_t N = hn::Lanes(d), B = (kPairs ? 2 : 1) * N;  // block columns
     const size_t H = a.srcH, W = a.srcW, plane = H * W, srcTotal = a.srcC * plane;
     const size_t kY = a.kY, pX = a.pX, dstH = a.dstH, dstW = a.dstW;
     const size_t dstTotal = a.end * dstH * dstW;
-    PoolEvenOddGeom g;
-    g.outBlocks = (dstW + N2 - 1) / N2;
-    g.loadBlocks = (W + N2 - 1) / N2;
+    PoolStride1Geom g;
+    g.outBlocks = (dstW + B - 1) / B;
+    g.loadBlocks = (W + B - 1) / B;
     HWY_ALIGN uint32_t tailMask[2 * kMaxLanes<uint32_t>];
-    for (size_t i = 0; i < N2; ++i) {  // lane i % N of the even (i < N) or odd columns
-      const size_t col = N2 * (g.loadBlocks - 1) + 2 * (i % N) + i / N;
+    for (size_t i = 0; i < B; ++i) {  // bf16: lane i % N of the even (i < N) or odd columns
+      const size_t col = B * (g.loadBlocks - 1) + (kPairs ? 2 * (i % N) + i / N : i);
       tailMask[i] = col < W ? ~0u : 0u;
     }
     g.tailMask = tailMask;
     // Windows with a row whose loads (loadBlocks blocks) leave src read
     // copies of their rows, span apart, zeros past W.
-    const size_t span = N2 * g.loadBlocks;
-    T* const copies = PoolScratch<T, 0>(kPoolEvenOddMaxRows * span);
+    const size_t span = B * g.loadBlocks;
+    T* const copies = PoolScratch<T, 2>(kPoolStride1MaxRows * span);  // (T may be L)
     const T* const src = a.src;
     const auto safe = [&](size_t start) { return start + span <= srcTotal; };
-    // excludePad: per window height h, the outputs' 1 / area in blocks of
-    // even then odd outputs (PoolEvenOddRows), built when first needed.
-    const size_t tabLen = N2 * g.outBlocks;
+    // excludePad: per window height h, the outputs' 1 / area (bf16: in
+    // blocks of even then odd outputs, PoolEvenOddRows), built when first
+    // needed.
+    const size_t tabLen = B * g.outBlocks;
     L* tabs = nullptr;
     L* widths = nullptr;
-    bool built[kPoolEvenOddMaxRows + 1] = {};
+    bool built[kPoolStride1MaxRows + 1] = {};
     if (a.excludePad) {
       tabs = PoolScratch<L, 0>((kY + 1) * tabLen);
       widths = PoolScratch<L, 1>(tabLen);
@@ -326,10 +449,14 @@ void PoolNchwEvenOdd(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       if (!built[h]) {
         L* natural = tabs + kY * tabLen;
         PoolScaleRows(d, natural, 1, tabLen, tabLen, widths, true, [h](size_t) { return h; });
-        for (size_t b = 0; b < tabLen; b += N2) {
+        for (size_t b = 0; b < tabLen; b += B) {
           for (size_t i = 0; i < N; ++i) {
-            tab[b + i] = natural[b + 2 * i];
-            tab[b + N + i] = natural[b + 2 * i + 1];
+            if constexpr (kPairs) {
+              tab[b + i] = natural[b + 2 * i];
+              tab[b + N + i] = natural[b + 2 * i + 1];
+            } else {
+              tab[b + i] = natural[b + i];
+            }
           }
         }
         built[h] = true;
@@ -344,7 +471,7 @@ void PoolNchwEvenOdd(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     const size_t yLo = HWY_MIN(dstH, (a.pY + a.sY - 1) / a.sY);
     const size_t yEnd = H + a.pY >= kY ? HWY_MIN(dstH, (H + a.pY - kY) / a.sY + 1) : 0;
     const bool pairs = a.sY == 1 && kY >= 2;
-    // Compile-time kernel width and padding: pX 0 or kX / 2 (PoolNchwEvenOddFits).
+    // Compile-time kernel width and padding: pX 0 or kX / 2 (PoolNchwStride1Fits).
     const auto run = [&](auto kXc, auto kPXc) HWY_ATTR {
       constexpr size_t kX = decltype(kXc)::value, kPX = decltype(kPXc)::value;
       const auto single = [&](size_t dc, size_t dy) HWY_ATTR {
@@ -361,8 +488,8 @@ void PoolNchwEvenOdd(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
           base = copies;
           pitch = span;
         }
-        PoolEvenOddRows<Ops, kX, kPX, false>(d, base, pitch, n, 1, 0, g, tabFor(n), scale, dst + o,
-                                             dstW, 0, dstTotal - o);
+        PoolStride1RowsOf<kPairs, Ops, kX, kPX, false>(d, base, pitch, n, 1, 0, g, tabFor(n),
+                                                       scale, dst + o, dstW, 0, dstTotal - o);
       };
       for (size_t dc = a.begin; dc < a.end; ++dc) {
         size_t dy = 0;
@@ -375,18 +502,18 @@ void PoolNchwEvenOdd(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
           const size_t o = (dc * dstH + dy) * dstW;
           const size_t step = pairs ? 2 : 1;
           size_t count = (yEnd - yLo) / step;
-          // (the last group's last input row)
-          while (count > 0 && !safe(first + ((count - 1) * step * a.sY + kY - 1 + step - 1) * W)) {
-            --count;
-          }
+          const auto lastRow = [&](size_t groups) {  // of the groups' last window
+            return first + ((groups - 1) * step * a.sY + kY + step - 2) * W;
+          };
+          while (count > 0 && !safe(lastRow(count))) --count;
           if (count > 0 && pairs) {
-            PoolEvenOddRows<Ops, kX, kPX, true>(d, src + first, W, kY, count, 2 * W, g,
-                                                tabFor(kY), scale, dst + o, dstW, 2 * dstW,
-                                                dstTotal - o);
+            PoolStride1RowsOf<kPairs, Ops, kX, kPX, true>(d, src + first, W, kY, count, 2 * W,
+                                                          g, tabFor(kY), scale, dst + o, dstW,
+                                                          2 * dstW, dstTotal - o);
           } else if (count > 0) {
-            PoolEvenOddRows<Ops, kX, kPX, false>(d, src + first, W, kY, count, a.sY * W, g,
-                                                 tabFor(kY), scale, dst + o, dstW, dstW,
-                                                 dstTotal - o);
+            PoolStride1RowsOf<kPairs, Ops, kX, kPX, false>(d, src + first, W, kY, count,
+                                                           a.sY * W, g, tabFor(kY), scale,
+                                                           dst + o, dstW, dstW, dstTotal - o);
           }
           dy += count * step;
         }
@@ -395,10 +522,12 @@ void PoolNchwEvenOdd(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     };
     PoolWithTapCount(a.kX, [&](auto kXc) HWY_ATTR {
       constexpr size_t kX = decltype(kXc)::value;
-      if (pX == 0) {
-        run(kXc, std::integral_constant<size_t, 0>());
-      } else {
-        run(kXc, std::integral_constant<size_t, kX / 2>());
+      if constexpr (kX <= kPoolStride1MaxX<Cfg, D>) {
+        if (pX == 0) {
+          run(kXc, std::integral_constant<size_t, 0>());
+        } else {
+          run(kXc, std::integral_constant<size_t, kX / 2>());
+        }
       }
     });
   } else {
