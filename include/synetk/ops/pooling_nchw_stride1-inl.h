@@ -196,15 +196,14 @@ HWY_INLINE void PoolStoreLanePairs(DU du, hn::Vec<DU> v, T* p, size_t avail) {
   std::memcpy(static_cast<void*>(p), buf, avail * sizeof(T));
 }
 
-// `groups` output rows at out (n input rows from base, pitch apart), or
-// with kTwo pairs of rows (the second at out + dstW, n + 1 input rows);
+// bf16: `groups` output rows at out (n input rows from base, pitch apart),
+// or with kTwo pairs of rows (the second at out + dstW, n + 1 input rows);
 // group g's input rows lie g*rowStep elements further, its outputs
-// g*outStep; `avail` outputs
-// may be written from out. Averages scale by tab (excludePad: block b's
-// even outputs' 1 / area at tab + 2Nb, the odd ones' at tab + 2Nb + N) or
-// else `scale`. Stores of whole blocks spill past a row onto outputs written
-// later: with kTwo, row A's last block reaches into row B's first, so that
-// one is stored last.
+// g*outStep; `avail` outputs may be written from out. Averages scale by tab
+// (excludePad: block b's even outputs' 1 / area at tab + 2Nb, the odd ones'
+// at tab + 2Nb + N) or else `scale`. Stores of whole blocks spill past a row
+// onto outputs written later: with kTwo, row A's last block reaches into
+// row B's first, so that one is stored last.
 template <class Ops, size_t kX, size_t kPX, bool kTwo, class D, typename T>
 HWY_NOINLINE void PoolEvenOddRows(D d, const T* base, size_t pitch, size_t n, size_t groups,
                                   size_t rowStep, const PoolStride1Geom& g,
