@@ -48,93 +48,18 @@ struct PoolStride1Geom {
   const uint32_t* tailMask;
 };
 
-// bf16: the even and odd column sums of block b over n input rows (row r at
-// base + r*pitch; reads up to the end of the last block are allowed),
-// columns past the row zeroed. kTwo: two output rows whose windows share
-// rows 1 .. n - 1 (rows 0 .. n in all): A sums rows [0, n), B rows [1, n].
-template <bool kTwo, class D, typename T>
-HWY_INLINE void PoolEvenOddBlock(D d, const T* base, size_t pitch, size_t n,
-                                 const PoolStride1Geom& g, size_t b, hn::Vec<D>& eA,
-                                 hn::Vec<D>& oA, hn::Vec<D>& eB, hn::Vec<D>& oB) {
-  using V = hn::Vec<D>;
-  const size_t N = hn::Lanes(d);
-  if (b >= g.loadBlocks) {  // right padding only
-    eA = oA = eB = oB = hn::Zero(d);
-    return;
-  }
-  const T* p = base + 2 * N * b;
-  if constexpr (kTwo) {
-    V se, so, e, o;
-    LoadBF16Pair(d, p + pitch, se, so);
-    for (size_t r = 2; r < n; ++r) {
-      LoadBF16Pair(d, p + r * pitch, e, o);
-      se = hn::Add(se, e);
-      so = hn::Add(so, o);
-    }
-    LoadBF16Pair(d, p, e, o);
-    eA = hn::Add(e, se);
-    oA = hn::Add(o, so);
-    LoadBF16Pair(d, p + n * pitch, e, o);
-    eB = hn::Add(se, e);
-    oB = hn::Add(so, o);
-  } else {
-    V e, o;
-    LoadBF16Pair(d, p, eA, oA);
-    for (size_t r = 1; r < n; ++r) {
-      LoadBF16Pair(d, p + r * pitch, e, o);
-      eA = hn::Add(eA, e);
-      oA = hn::Add(oA, o);
-    }
-  }
-  if (b + 1 == g.loadBlocks) {
-    // Lanes past the row came from the next one: zeroed, they are the
-    // padding's +0 (a lane's sum involves only its own column).
-    const hn::RebindToUnsigned<D> du;
-    const V me = hn::BitCast(d, hn::Load(du, g.tailMask));
-    const V mo = hn::BitCast(d, hn::Load(du, g.tailMask + N));
-    eA = hn::And(eA, me);
-    oA = hn::And(oA, mo);
-    if constexpr (kTwo) {
-      eB = hn::And(eB, me);
-      oB = hn::And(oB, mo);
-    }
-  }
-}
-
 // Lanes moved up k: {prev, cur}'s lanes N - k .. 2N - k - 1.
 template <size_t kK, class D>
-HWY_INLINE hn::Vec<D> PoolEvenOddUp(D d, hn::Vec<D> prev, hn::Vec<D> cur) {
+HWY_INLINE hn::Vec<D> PoolLanesUp(D d, hn::Vec<D> prev, hn::Vec<D> cur) {
   return PoolShiftIn<hn::MaxLanes(D()) - kK>(d, prev, cur);
 }
 
-// Block b of the padded row (padded columns [2Nb, 2Nb + 2N), columns from
-// 2Nb - kPX on) from blocks b - 1 and b of the row: with kPX = 2q its even
-// and odd columns are the row's moved up q lanes, with kPX = 2q + 1 the
-// odd ones moved up q + 1 and the even ones q. (Loading at 2Nb - pX
-// instead put a block more per row through the vertical step, three for
-// W = 64 with pX = 2, and split every load across cache lines: 32x64x64
-// 5x5 s1 p2 on AVX3_DL, 34-37 us against 28.)
-template <size_t kPX, class D>
-HWY_INLINE void PoolEvenOddPadded(D d, hn::Vec<D> ePrev, hn::Vec<D> oPrev, hn::Vec<D> e,
-                                  hn::Vec<D> o, hn::Vec<D>& pe, hn::Vec<D>& po) {
-  if constexpr (kPX == 0) {
-    (void)d;
-    (void)ePrev;
-    (void)oPrev;
-    pe = e;
-    po = o;
-  } else if constexpr (kPX % 2 == 0) {
-    pe = PoolEvenOddUp<kPX / 2>(d, ePrev, e);
-    po = PoolEvenOddUp<kPX / 2>(d, oPrev, o);
-  } else {
-    pe = PoolEvenOddUp<kPX / 2 + 1>(d, oPrev, o);
-    if constexpr (kPX == 1) {
-      (void)ePrev;
-      po = e;
-    } else {
-      po = PoolEvenOddUp<kPX / 2>(d, ePrev, e);
-    }
-  }
+// acc plus {cur, next} shifted by 1 + kK lanes, for each kK.
+template <class D, size_t... kK>
+HWY_INLINE hn::Vec<D> PoolShiftedSum(D d, hn::Vec<D> acc, hn::Vec<D> cur, hn::Vec<D> next,
+                                     std::index_sequence<kK...>) {
+  ((acc = hn::Add(acc, PoolShiftIn<kK + 1>(d, cur, next))), ...);
+  return acc;
 }
 
 // f0 += P shifted by kJ (output 2m's window holds pair m + kJ while
@@ -153,217 +78,212 @@ HWY_INLINE void PoolEvenOddPairTaps(D d, hn::Vec<D> p, hn::Vec<D> pNext, hn::Vec
   (PoolEvenOddPairTap<kX, kJ + 1>(d, p, pNext, f0, f1), ...);
 }
 
-// The kX-wide windows of outputs 2m (f0) and 2m + 1 (f1) of a block, from
-// its padded column sums (e, o, and the pair sums p = e + o) and the next
-// block's: output 2m takes P[m] .. P[m + kX/2 - 1] and, kX odd,
-// E[m + kX/2]; output 2m + 1 takes O[m], P[m + 1] .. P[m + (kX-1)/2] and,
-// kX even, E[m + kX/2]. 5 taps: 3 shifts and 4 additions per 2N outputs
-// (and a pair sum), where the promoted rows took 6 and 6.
-template <size_t kX, class D>
-HWY_INLINE void PoolEvenOddTaps(D d, hn::Vec<D> e, hn::Vec<D> o, hn::Vec<D> p, hn::Vec<D> eNext,
-                                hn::Vec<D> pNext, hn::Vec<D>& f0, hn::Vec<D>& f1) {
-  if constexpr (kX == 1) {
-    (void)d;
-    (void)p;
-    (void)eNext;
-    (void)pNext;
-    f0 = e;
-    f1 = o;
-  } else {
-    f0 = p;
-    f1 = o;
-    PoolEvenOddPairTaps<kX>(d, p, pNext, f0, f1, std::make_index_sequence<(kX - 1) / 2>());
-    const hn::Vec<D> last = PoolShiftIn<kX / 2>(d, e, eNext);
-    if constexpr (kX % 2 == 1) {
-      f0 = hn::Add(f0, last);
+// The two forms of a block of column sums (PoolStride1Geom), each with Load
+// (one row's block at p), Add, Zero, Clip (lanes outside the row to +0 by a
+// mask: a lane's sum involves only its own column), Padded<kPX> (the padded
+// row's block b from the row's blocks b - 1 and b), Window<kX> (the block's
+// outputs from its padded block and the next, scaled by the lanes at tab or
+// by scaleAll) and Store (Lanes * kVectors outputs, `avail` writable).
+
+// fp32: one vector of N columns; tap k of every output is a shift of k lanes
+// (kX <= N + 1).
+template <class Ops, class D>
+struct PoolWholeColumns {
+  using V = hn::Vec<D>;
+  struct Block {
+    V v;
+  };
+  using Out = V;
+  static constexpr size_t kVectors = 1;
+  template <typename T>
+  static HWY_INLINE Block Load(D d, const T* p) {
+    return {Ops::Load(d, p)};
+  }
+  static HWY_INLINE Block Add(Block a, Block b) { return {hn::Add(a.v, b.v)}; }
+  static HWY_INLINE Block Zero(D d) { return {hn::Zero(d)}; }
+  static HWY_INLINE Block Clip(D d, Block a, const uint32_t* mask) {
+    const hn::RebindToUnsigned<D> du;
+    return {hn::And(a.v, hn::BitCast(d, hn::Load(du, mask)))};
+  }
+  template <size_t kPX>
+  static HWY_INLINE Block Padded(D d, Block prev, Block cur) {
+    return {PoolLanesUp<kPX>(d, prev.v, cur.v)};
+  }
+  template <size_t kX>
+  static HWY_INLINE Out Window(D d, Block cur, Block next, const float* tab, V scaleAll) {
+    const V sum = PoolShiftedSum(d, cur.v, cur.v, next.v, std::make_index_sequence<kX - 1>());
+    return PoolScale(d, sum, tab ? hn::LoadU(d, tab) : scaleAll);
+  }
+  static HWY_INLINE Out OutZero(D d) { return hn::Zero(d); }
+  template <typename T>
+  static HWY_INLINE void Store(D d, Out v, T* p, size_t avail) {
+    PoolStoreDst<Ops>(d, v, p, avail);
+  }
+};
+
+// bf16: 2N columns as N 32-bit lanes (BF16LanesToF32), e the even columns'
+// sums and o the odd ones'; the outputs leave as one vector of lanes
+// (F32ToBF16Lanes), the even outputs' scales at tab, the odd ones' at
+// tab + N.
+template <class Ops, class D>
+struct PoolColumnPairs {
+  using V = hn::Vec<D>;
+  using DU = hn::RebindToUnsigned<D>;
+  struct Block {
+    V e, o;
+  };
+  using Out = hn::Vec<DU>;
+  static constexpr size_t kVectors = 2;
+  template <typename T>
+  static HWY_INLINE Block Load(D d, const T* p) {
+    Block b;
+    LoadBF16Pair(d, p, b.e, b.o);
+    return b;
+  }
+  static HWY_INLINE Block Add(Block a, Block b) { return {hn::Add(a.e, b.e), hn::Add(a.o, b.o)}; }
+  static HWY_INLINE Block Zero(D d) { return {hn::Zero(d), hn::Zero(d)}; }
+  static HWY_INLINE Block Clip(D d, Block a, const uint32_t* mask) {
+    const DU du;
+    return {hn::And(a.e, hn::BitCast(d, hn::Load(du, mask))),
+            hn::And(a.o, hn::BitCast(d, hn::Load(du, mask + hn::Lanes(d))))};
+  }
+  // With kPX = 2q the padded row's even and odd columns are the row's moved
+  // up q lanes; with kPX = 2q + 1 its even ones are the row's odd ones moved
+  // up q + 1, its odd ones the row's even ones moved up q. (Loading at
+  // 2Nb - pX instead put a block more per row through the vertical step,
+  // three for W = 64 with pX = 2, and split every load across cache lines:
+  // 32x64x64 5x5 s1 p2 on AVX3_DL, 34-37 us against 28.)
+  template <size_t kPX>
+  static HWY_INLINE Block Padded(D d, Block prev, Block cur) {
+    if constexpr (kPX == 0) {
+      (void)d;
+      (void)prev;
+      return cur;
+    } else if constexpr (kPX % 2 == 0) {
+      return {PoolLanesUp<kPX / 2>(d, prev.e, cur.e), PoolLanesUp<kPX / 2>(d, prev.o, cur.o)};
+    } else if constexpr (kPX == 1) {
+      return {PoolLanesUp<1>(d, prev.o, cur.o), cur.e};
     } else {
-      f1 = hn::Add(f1, last);
+      return {PoolLanesUp<kPX / 2 + 1>(d, prev.o, cur.o), PoolLanesUp<kPX / 2>(d, prev.e, cur.e)};
     }
   }
-}
+  // With pair sums P = E + O, output 2m takes P[m] .. P[m + kX/2 - 1] and,
+  // kX odd, E[m + kX/2]; output 2m + 1 takes O[m], P[m + 1] ..
+  // P[m + (kX-1)/2] and, kX even, E[m + kX/2]. 5 taps: 3 shifts and 4
+  // additions per 2N outputs besides the pair sums, where the promoted rows
+  // took 6 and 6.
+  template <size_t kX>
+  static HWY_INLINE Out Window(D d, Block cur, Block next, const float* tab, V scaleAll) {
+    V f0 = cur.e, f1 = cur.o;
+    if constexpr (kX >= 2) {
+      const V p = hn::Add(cur.e, cur.o);
+      f0 = p;
+      PoolEvenOddPairTaps<kX>(d, p, hn::Add(next.e, next.o), f0, f1,
+                              std::make_index_sequence<(kX - 1) / 2>());
+      const V last = PoolShiftIn<kX / 2>(d, cur.e, next.e);
+      if constexpr (kX % 2 == 1) {
+        f0 = hn::Add(f0, last);
+      } else {
+        f1 = hn::Add(f1, last);
+      }
+    }
+    f0 = PoolScale(d, f0, tab ? hn::LoadU(d, tab) : scaleAll);
+    f1 = PoolScale(d, f1, tab ? hn::LoadU(d, tab + hn::Lanes(d)) : scaleAll);
+    return F32ToBF16Lanes<true>(d, f0, f1);
+  }
+  static HWY_INLINE Out OutZero(D) { return hn::Zero(DU()); }
+  template <typename T>
+  static HWY_INLINE void Store(D, Out v, T* p, size_t avail) {
+    const DU du;
+    const size_t n = 2 * hn::Lanes(du);
+    if (HWY_LIKELY(avail >= n)) {
+      hn::StoreU(v, du, reinterpret_cast<uint32_t*>(p));
+      return;
+    }
+    HWY_ALIGN uint32_t buf[kMaxLanes<uint32_t>];
+    hn::Store(v, du, buf);
+    std::memcpy(static_cast<void*>(p), buf, avail * sizeof(T));
+  }
+};
 
-// Stores 2N bf16 outputs (N 32-bit lanes) at p, of which `avail` may be
-// written.
-template <class DU, typename T>
-HWY_INLINE void PoolStoreLanePairs(DU du, hn::Vec<DU> v, T* p, size_t avail) {
-  const size_t n = 2 * hn::Lanes(du);
-  if (HWY_LIKELY(avail >= n)) {
-    hn::StoreU(v, du, reinterpret_cast<uint32_t*>(p));
+// The column sums of block b over n input rows (row r at base + r*pitch;
+// reads up to the end of the last block are allowed), columns past the row
+// zeroed. kTwo: two output rows whose windows share rows 1 .. n - 1 (rows
+// 0 .. n in all): A sums rows [0, n), B rows [1, n].
+template <class Layout, bool kTwo, class D, typename T>
+HWY_INLINE void PoolStride1Block(D d, const T* base, size_t pitch, size_t n,
+                                 const PoolStride1Geom& g, size_t b,
+                                 typename Layout::Block& sumA, typename Layout::Block& sumB) {
+  using Block = typename Layout::Block;
+  if (b >= g.loadBlocks) {  // right padding only
+    sumA = sumB = Layout::Zero(d);
     return;
   }
-  HWY_ALIGN uint32_t buf[kMaxLanes<uint32_t>];
-  hn::Store(v, du, buf);
-  std::memcpy(static_cast<void*>(p), buf, avail * sizeof(T));
+  const T* p = base + Layout::kVectors * hn::Lanes(d) * b;
+  if constexpr (kTwo) {
+    Block shared = Layout::Load(d, p + pitch);
+    for (size_t r = 2; r < n; ++r) shared = Layout::Add(shared, Layout::Load(d, p + r * pitch));
+    sumA = Layout::Add(Layout::Load(d, p), shared);
+    sumB = Layout::Add(shared, Layout::Load(d, p + n * pitch));
+  } else {
+    sumA = Layout::Load(d, p);
+    for (size_t r = 1; r < n; ++r) sumA = Layout::Add(sumA, Layout::Load(d, p + r * pitch));
+  }
+  if (b + 1 == g.loadBlocks) {  // lanes past the row came from the next one
+    sumA = Layout::Clip(d, sumA, g.tailMask);
+    if constexpr (kTwo) sumB = Layout::Clip(d, sumB, g.tailMask);
+  }
 }
 
-// bf16: `groups` output rows at out (n input rows from base, pitch apart),
-// or with kTwo pairs of rows (the second at out + dstW, n + 1 input rows);
+// `groups` output rows at out (n input rows from base, pitch apart), or
+// with kTwo pairs of rows (the second at out + dstW, n + 1 input rows);
 // group g's input rows lie g*rowStep elements further, its outputs
 // g*outStep; `avail` outputs may be written from out. Averages scale by tab
-// (excludePad: block b's even outputs' 1 / area at tab + 2Nb, the odd ones'
-// at tab + 2Nb + N) or else `scale`. Stores of whole blocks spill past a row
-// onto outputs written later: with kTwo, row A's last block reaches into
-// row B's first, so that one is stored last.
-template <class Ops, size_t kX, size_t kPX, bool kTwo, class D, typename T>
-HWY_NOINLINE void PoolEvenOddRows(D d, const T* base, size_t pitch, size_t n, size_t groups,
-                                  size_t rowStep, const PoolStride1Geom& g,
-                                  const typename Ops::L* tab, typename Ops::L scale, T* out,
-                                  size_t dstW, size_t outStep, size_t avail) {
-  using V = hn::Vec<D>;
-  const hn::RebindToUnsigned<D> du;
-  const size_t N = hn::Lanes(d);
-  const V scaleAll = hn::Set(d, scale);
-  const auto finish = [&](V f0, V f1, size_t o) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    f0 = PoolScale(d, f0, tab ? hn::LoadU(d, tab + o) : scaleAll);
-    f1 = PoolScale(d, f1, tab ? hn::LoadU(d, tab + o + N) : scaleAll);
-    return F32ToBF16Lanes<true>(d, f0, f1);
-  };
-  const V zero = hn::Zero(d);
-  for (size_t grp = 0; grp < groups; ++grp, base += rowStep, out += outStep, avail -= outStep) {
-    // Row blocks b (e, o) and padded blocks b (pe, po, pair sums pp) of
-    // rows A and B.
-    V eA, oA, eB, oB, peA, poA, ppA, peB, poB, ppB;
-    PoolEvenOddBlock<kTwo>(d, base, pitch, n, g, 0, eA, oA, eB, oB);
-    PoolEvenOddPadded<kPX>(d, zero, zero, eA, oA, peA, poA);
-    ppA = hn::Add(peA, poA);
-    if constexpr (kTwo) {
-      PoolEvenOddPadded<kPX>(d, zero, zero, eB, oB, peB, poB);
-      ppB = hn::Add(peB, poB);
-    }
-    auto firstB = hn::Zero(du);
-    for (size_t b = 0; b < g.outBlocks; ++b) {
-      V eA1, oA1, eB1, oB1, peA1, poA1, peB1, poB1;
-      PoolEvenOddBlock<kTwo>(d, base, pitch, n, g, b + 1, eA1, oA1, eB1, oB1);
-      PoolEvenOddPadded<kPX>(d, eA, oA, eA1, oA1, peA1, poA1);
-      const V ppA1 = hn::Add(peA1, poA1);
-      const size_t o = 2 * N * b;
-      V f0, f1;
-      PoolEvenOddTaps<kX>(d, peA, poA, ppA, peA1, ppA1, f0, f1);
-      PoolStoreLanePairs(du, finish(f0, f1, o), out + o, avail - o);
-      if constexpr (kTwo) {
-        PoolEvenOddPadded<kPX>(d, eB, oB, eB1, oB1, peB1, poB1);
-        const V ppB1 = hn::Add(peB1, poB1);
-        PoolEvenOddTaps<kX>(d, peB, poB, ppB, peB1, ppB1, f0, f1);
-        const auto packed = finish(f0, f1, o);
-        if (b == 0) {
-          firstB = packed;
-        } else {
-          PoolStoreLanePairs(du, packed, out + dstW + o, avail - dstW - o);
-        }
-        eB = eB1;
-        oB = oB1;
-        peB = peB1;
-        poB = poB1;
-        ppB = ppB1;
-      }
-      eA = eA1;
-      oA = oA1;
-      peA = peA1;
-      poA = poA1;
-      ppA = ppA1;
-    }
-    if constexpr (kTwo) PoolStoreLanePairs(du, firstB, out + dstW, avail - dstW);
-  }
-}
-
-// fp32: the column sums of block b over n input rows, as PoolEvenOddBlock.
-template <class Ops, bool kTwo, class D, typename T>
-HWY_INLINE void PoolStride1Block(D d, const T* base, size_t pitch, size_t n,
-                                 const PoolStride1Geom& g, size_t b, hn::Vec<D>& vA,
-                                 hn::Vec<D>& vB) {
-  using V = hn::Vec<D>;
-  const size_t N = hn::Lanes(d);
-  if (b >= g.loadBlocks) {  // right padding only
-    vA = vB = hn::Zero(d);
-    return;
-  }
-  const T* p = base + N * b;
-  if constexpr (kTwo) {
-    V s = Ops::Load(d, p + pitch);
-    for (size_t r = 2; r < n; ++r) s = hn::Add(s, Ops::Load(d, p + r * pitch));
-    vA = hn::Add(Ops::Load(d, p), s);
-    vB = hn::Add(s, Ops::Load(d, p + n * pitch));
-  } else {
-    vA = Ops::Load(d, p);
-    for (size_t r = 1; r < n; ++r) vA = hn::Add(vA, Ops::Load(d, p + r * pitch));
-  }
-  if (b + 1 == g.loadBlocks) {  // lanes past the row: +0, as in PoolEvenOddBlock
-    const hn::RebindToUnsigned<D> du;
-    const V m = hn::BitCast(d, hn::Load(du, g.tailMask));
-    vA = hn::And(vA, m);
-    if constexpr (kTwo) vB = hn::And(vB, m);
-  }
-}
-
-// fp32: the kX taps of a block's outputs from its padded column sums and
-// the next block's (kX <= N + 1).
-template <size_t kX, class D, size_t... kK>
-HWY_INLINE hn::Vec<D> PoolStride1Taps(D d, hn::Vec<D> cur, hn::Vec<D> next,
-                                      std::index_sequence<kK...>) {
-  hn::Vec<D> acc = cur;
-  ((acc = hn::Add(acc, PoolShiftIn<kK + 1>(d, cur, next))), ...);
-  return acc;
-}
-
-// fp32: PoolEvenOddRows with blocks of N columns; the padded row's block b
-// is the row's blocks b - 1 and b moved up pX lanes.
-template <class Ops, size_t kX, size_t kPX, bool kTwo, class D, typename T>
+// (excludePad: block b's scales at tab + Bb, PoolNchwStride1) or else
+// `scale`. Stores of whole blocks spill past a row onto outputs written
+// later: with kTwo, row A's last block reaches into row B's first, so that
+// one is stored last.
+template <class Layout, size_t kX, size_t kPX, bool kTwo, class D, typename T>
 HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, size_t groups,
-                                  size_t rowStep, const PoolStride1Geom& g,
-                                  const typename Ops::L* tab, typename Ops::L scale, T* out,
-                                  size_t dstW, size_t outStep, size_t avail) {
-  using V = hn::Vec<D>;
-  const size_t N = hn::Lanes(d);
-  const V scaleAll = hn::Set(d, scale);
-  const V zero = hn::Zero(d);
-  const auto padded = [&](V prev, V cur) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    return PoolShiftIn<hn::MaxLanes(D()) - kPX>(d, prev, cur);
-  };
-  const auto window = [&](V cur, V next, size_t o) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    const V sum = PoolStride1Taps<kX>(d, cur, next, std::make_index_sequence<kX - 1>());
-    return PoolScale(d, sum, tab ? hn::LoadU(d, tab + o) : scaleAll);
+                                  size_t rowStep, const PoolStride1Geom& g, const float* tab,
+                                  float scale, T* out, size_t dstW, size_t outStep,
+                                  size_t avail) {
+  using Block = typename Layout::Block;
+  const size_t B = Layout::kVectors * hn::Lanes(d);
+  const hn::Vec<D> scaleAll = hn::Set(d, scale);
+  const Block zero = Layout::Zero(d);
+  const auto window = [&](const Block& cur, const Block& next, size_t o) HWY_ATTR
+                          SYNETK_LAMBDA_INLINE {
+    return Layout::template Window<kX>(d, cur, next, tab ? tab + o : nullptr, scaleAll);
   };
   for (size_t grp = 0; grp < groups; ++grp, base += rowStep, out += outStep, avail -= outStep) {
-    V vA, vB, pA, pB;  // row blocks b and padded blocks b of rows A and B
-    PoolStride1Block<Ops, kTwo>(d, base, pitch, n, g, 0, vA, vB);
-    pA = padded(zero, vA);
-    if constexpr (kTwo) pB = padded(zero, vB);
-    V firstB = zero;
+    // Row blocks b and padded blocks b (padA, padB) of rows A and B.
+    Block rowA, rowB, padA, padB;
+    PoolStride1Block<Layout, kTwo>(d, base, pitch, n, g, 0, rowA, rowB);
+    padA = Layout::template Padded<kPX>(d, zero, rowA);
+    if constexpr (kTwo) padB = Layout::template Padded<kPX>(d, zero, rowB);
+    auto firstB = Layout::OutZero(d);
     for (size_t b = 0; b < g.outBlocks; ++b) {
-      V vA1, vB1;
-      PoolStride1Block<Ops, kTwo>(d, base, pitch, n, g, b + 1, vA1, vB1);
-      const V pA1 = padded(vA, vA1);
-      const size_t o = N * b;
-      PoolStoreDst<Ops>(d, window(pA, pA1, o), out + o, avail - o);
+      Block rowA1, rowB1;
+      PoolStride1Block<Layout, kTwo>(d, base, pitch, n, g, b + 1, rowA1, rowB1);
+      const Block padA1 = Layout::template Padded<kPX>(d, rowA, rowA1);
+      const size_t o = B * b;
+      Layout::Store(d, window(padA, padA1, o), out + o, avail - o);
       if constexpr (kTwo) {
-        const V pB1 = padded(vB, vB1);
-        const V r = window(pB, pB1, o);
+        const Block padB1 = Layout::template Padded<kPX>(d, rowB, rowB1);
+        const auto outB = window(padB, padB1, o);
         if (b == 0) {
-          firstB = r;
+          firstB = outB;
         } else {
-          PoolStoreDst<Ops>(d, r, out + dstW + o, avail - dstW - o);
+          Layout::Store(d, outB, out + dstW + o, avail - dstW - o);
         }
-        vB = vB1;
-        pB = pB1;
+        rowB = rowB1;
+        padB = padB1;
       }
-      vA = vA1;
-      pA = pA1;
+      rowA = rowA1;
+      padA = padA1;
     }
-    if constexpr (kTwo) PoolStoreDst<Ops>(d, firstB, out + dstW, avail - dstW);
-  }
-}
-
-template <bool kPairs, class Ops, size_t kX, size_t kPX, bool kTwo, class D, typename T>
-HWY_INLINE void PoolStride1RowsOf(D d, const T* base, size_t pitch, size_t n, size_t groups,
-                                  size_t rowStep, const PoolStride1Geom& g,
-                                  const typename Ops::L* tab, typename Ops::L scale, T* out,
-                                  size_t dstW, size_t outStep, size_t avail) {
-  if constexpr (kPairs) {
-    PoolEvenOddRows<Ops, kX, kPX, kTwo>(d, base, pitch, n, groups, rowStep, g, tab, scale, out,
-                                        dstW, outStep, avail);
-  } else {
-    PoolStride1Rows<Ops, kX, kPX, kTwo>(d, base, pitch, n, groups, rowStep, g, tab, scale, out,
-                                        dstW, outStep, avail);
+    if constexpr (kTwo) Layout::Store(d, firstB, out + dstW, avail - dstW);
   }
 }
 
@@ -397,7 +317,7 @@ HWY_INLINE bool PoolNchwStride1Fits(D d, const detail::PoolArgs<typename Cfg::El
 // NCHW averages with stride 1 along W, straight from src (no row buffer):
 // each block of a window's rows is loaded (bf16: N 32-bit lanes split into
 // even and odd columns by a shift and a mask, BF16LanesToF32), summed down
-// the rows, then across (PoolStride1Taps, PoolEvenOddTaps), and stored
+// the rows, then across (PoolWholeColumns / PoolColumnPairs), and stored
 // (bf16: one vector of lanes, F32ToBF16Lanes). Stride-1 rows go two at a
 // time, sharing the kY - 1 rows their windows have in common; one call runs
 // all of a plane's unclipped rows. Windows with a row whose loads would
@@ -407,9 +327,11 @@ void PoolNchwStride1(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   if constexpr (kPoolStride1Type<Cfg>) {
     constexpr bool kPairs = PoolOps<Cfg>::kBF16Pairs;
     using Ops = PoolOps<Cfg>;
+    using Layout =
+        std::conditional_t<kPairs, PoolColumnPairs<Ops, D>, PoolWholeColumns<Ops, D>>;
     using L = typename Ops::L;
     using T = typename Cfg::Elem;
-    const size_t N = hn::Lanes(d), B = (kPairs ? 2 : 1) * N;  // block columns
+    const size_t N = hn::Lanes(d), B = Layout::kVectors * N;  // block columns
     const size_t H = a.srcH, W = a.srcW, plane = H * W, srcTotal = a.srcC * plane;
     const size_t kY = a.kY, pX = a.pX, dstH = a.dstH, dstW = a.dstW;
     const size_t dstTotal = a.end * dstH * dstW;
@@ -429,7 +351,7 @@ void PoolNchwStride1(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     const T* const src = a.src;
     const auto safe = [&](size_t start) { return start + span <= srcTotal; };
     // excludePad: per window height h, the outputs' 1 / area (bf16: in
-    // blocks of even then odd outputs, PoolEvenOddRows), built when first
+    // blocks of even then odd outputs, PoolColumnPairs), built when first
     // needed.
     const size_t tabLen = B * g.outBlocks;
     L* tabs = nullptr;
@@ -487,7 +409,7 @@ void PoolNchwStride1(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
           base = copies;
           pitch = span;
         }
-        PoolStride1RowsOf<kPairs, Ops, kX, kPX, false>(d, base, pitch, n, 1, 0, g, tabFor(n),
+        PoolStride1Rows<Layout, kX, kPX, false>(d, base, pitch, n, 1, 0, g, tabFor(n),
                                                        scale, dst + o, dstW, 0, dstTotal - o);
       };
       for (size_t dc = a.begin; dc < a.end; ++dc) {
@@ -506,11 +428,11 @@ void PoolNchwStride1(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
           };
           while (count > 0 && !safe(lastRow(count))) --count;
           if (count > 0 && pairs) {
-            PoolStride1RowsOf<kPairs, Ops, kX, kPX, true>(d, src + first, W, kY, count, 2 * W,
+            PoolStride1Rows<Layout, kX, kPX, true>(d, src + first, W, kY, count, 2 * W,
                                                           g, tabFor(kY), scale, dst + o, dstW,
                                                           2 * dstW, dstTotal - o);
           } else if (count > 0) {
-            PoolStride1RowsOf<kPairs, Ops, kX, kPX, false>(d, src + first, W, kY, count,
+            PoolStride1Rows<Layout, kX, kPX, false>(d, src + first, W, kY, count,
                                                            a.sY * W, g, tabFor(kY), scale,
                                                            dst + o, dstW, dstW, dstTotal - o);
           }
