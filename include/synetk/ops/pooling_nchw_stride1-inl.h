@@ -111,7 +111,12 @@ struct PoolWholeColumns {
   }
   template <size_t kX>
   static HWY_INLINE Out Window(D d, Block cur, Block next, const float* tab, V scaleAll) {
-    const V sum = PoolShiftedSum(d, cur.v, cur.v, next.v, std::make_index_sequence<kX - 1>());
+    V sum = cur.v;
+    if constexpr (kX >= 2) {
+      sum = PoolShiftedSum(d, sum, cur.v, next.v, std::make_index_sequence<kX - 1>());
+    } else {
+      (void)next;
+    }
     return PoolScale(d, sum, tab ? hn::LoadU(d, tab) : scaleAll);
   }
   static HWY_INLINE Out OutZero(D d) { return hn::Zero(d); }
@@ -136,9 +141,9 @@ struct PoolColumnPairs {
   static constexpr size_t kVectors = 2;
   template <typename T>
   static HWY_INLINE Block Load(D d, const T* p) {
-    Block b;
-    LoadBF16Pair(d, p, b.e, b.o);
-    return b;
+    V e, o;
+    LoadBF16Pair(d, p, e, o);
+    return {e, o};
   }
   static HWY_INLINE Block Add(Block a, Block b) { return {hn::Add(a.e, b.e), hn::Add(a.o, b.o)}; }
   static HWY_INLINE Block Zero(D d) { return {hn::Zero(d), hn::Zero(d)}; }
@@ -178,8 +183,10 @@ struct PoolColumnPairs {
     if constexpr (kX >= 2) {
       const V p = hn::Add(cur.e, cur.o);
       f0 = p;
-      PoolEvenOddPairTaps<kX>(d, p, hn::Add(next.e, next.o), f0, f1,
-                              std::make_index_sequence<(kX - 1) / 2>());
+      if constexpr (kX >= 3) {
+        PoolEvenOddPairTaps<kX>(d, p, hn::Add(next.e, next.o), f0, f1,
+                                std::make_index_sequence<(kX - 1) / 2>());
+      }
       const V last = PoolShiftIn<kX / 2>(d, cur.e, next.e);
       if constexpr (kX % 2 == 1) {
         f0 = hn::Add(f0, last);
@@ -257,14 +264,16 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
     return Layout::template Window<kX>(d, cur, next, tab ? tab + o : nullptr, scaleAll);
   };
   for (size_t grp = 0; grp < groups; ++grp, base += rowStep, out += outStep, avail -= outStep) {
-    // Row blocks b and padded blocks b (padA, padB) of rows A and B.
-    Block rowA, rowB, padA, padB;
+    // Row blocks b and padded blocks b (padA, padB) of rows A and B. (Every
+    // Block starts as a copy: its implicit default constructor lies outside
+    // the target's attributes, which NEON builds reject.)
+    Block rowA = zero, rowB = zero;
     PoolStride1Block<Layout, kTwo>(d, base, pitch, n, g, 0, rowA, rowB);
-    padA = Layout::template Padded<kPX>(d, zero, rowA);
+    Block padA = Layout::template Padded<kPX>(d, zero, rowA), padB = zero;
     if constexpr (kTwo) padB = Layout::template Padded<kPX>(d, zero, rowB);
     auto firstB = Layout::OutZero(d);
     for (size_t b = 0; b < g.outBlocks; ++b) {
-      Block rowA1, rowB1;
+      Block rowA1 = zero, rowB1 = zero;
       PoolStride1Block<Layout, kTwo>(d, base, pitch, n, g, b + 1, rowA1, rowB1);
       const Block padA1 = Layout::template Padded<kPX>(d, rowA, rowA1);
       const size_t o = B * b;
