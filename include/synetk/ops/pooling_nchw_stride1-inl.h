@@ -54,14 +54,6 @@ HWY_INLINE hn::Vec<D> PoolLanesUp(D d, hn::Vec<D> prev, hn::Vec<D> cur) {
   return PoolShiftIn<hn::MaxLanes(D()) - kK>(d, prev, cur);
 }
 
-// acc plus {cur, next} shifted by 1 + kK lanes, for each kK.
-template <class D, size_t... kK>
-HWY_INLINE hn::Vec<D> PoolShiftedSum(D d, hn::Vec<D> acc, hn::Vec<D> cur, hn::Vec<D> next,
-                                     std::index_sequence<kK...>) {
-  ((acc = hn::Add(acc, PoolShiftIn<kK + 1>(d, cur, next))), ...);
-  return acc;
-}
-
 // f0 += P shifted by kJ (output 2m's window holds pair m + kJ while
 // kJ < kX / 2), f1 likewise (output 2m + 1's while kJ <= (kX - 1) / 2).
 template <size_t kX, size_t kJ, class D>
@@ -80,18 +72,29 @@ HWY_INLINE void PoolEvenOddPairTaps(D d, hn::Vec<D> p, hn::Vec<D> pNext, hn::Vec
 
 // The two forms of a block of column sums (PoolStride1Geom), each with Load
 // (one row's block at p), Add, Zero, Clip (lanes outside the row to +0 by a
-// mask: a lane's sum involves only its own column), Padded<kPX> (the padded
-// row's block b from the row's blocks b - 1 and b), Window<kX> (the block's
-// outputs from its padded block and the next, scaled by the lanes at tab or
-// by scaleAll) and Store (Lanes * kVectors outputs, `avail` writable).
+// mask: a lane's sum involves only its own column), Padded<kPX, kX> (Pad,
+// what block b's outputs need of the padded row, from the row's blocks b - 1
+// and b), Window<kX, kPX> (the block's outputs from its Pad and the next,
+// scaled by the lanes at tab or by scaleAll) and Store (Lanes * kVectors
+// outputs, `avail` writable).
 
-// fp32: one vector of N columns; tap k of every output is a shift of k lanes
-// (kX <= N + 1).
+// fp32: one vector of N columns. Output x of block b sums the row's columns
+// x + k - kPX, k < kX: lanes of the row's blocks b - 1, b and b + 1 moved by
+// up to N lanes (kX <= N + 1), so the padded block carries those blocks
+// instead of moving the row first. Symmetric windows of 4 or 5 columns add
+// pair sums P[x] = R[x] + R[x + 1] (computed once per block) at the offsets
+// up to 0, then the columns left: 5 taps in 3 moves and 3 additions, where
+// moving to the padded row and then each tap took 5 and 4 (32x64x64 5x5 s1
+// p2 on AVX3_DL: 28.4 -> 24.7 us).
 template <class Ops, class D>
 struct PoolWholeColumns {
   using V = hn::Vec<D>;
   struct Block {
     V v;
+  };
+  // For block b + 1: row block b (kPairSums: its pair sums) and b + 1.
+  struct Pad {
+    V keep, cur;
   };
   using Out = V;
   static constexpr size_t kVectors = 1;
@@ -105,17 +108,43 @@ struct PoolWholeColumns {
     const hn::RebindToUnsigned<D> du;
     return {hn::And(a.v, hn::BitCast(d, hn::Load(du, mask)))};
   }
-  template <size_t kPX>
-  static HWY_INLINE Block Padded(D d, Block prev, Block cur) {
-    return {PoolLanesUp<kPX>(d, prev.v, cur.v)};
-  }
-  template <size_t kX>
-  static HWY_INLINE Out Window(D d, Block cur, Block next, const float* tab, V scaleAll) {
-    V sum = cur.v;
-    if constexpr (kX >= 2) {
-      sum = PoolShiftedSum(d, sum, cur.v, next.v, std::make_index_sequence<kX - 1>());
+  template <size_t kX, size_t kPX>
+  static constexpr bool kPairSums = kPX == kX / 2 && (kX == 4 || kX == 5);
+  template <size_t kPX, size_t kX>
+  static HWY_INLINE Pad Padded(D d, Block prev, Block cur) {
+    if constexpr (kPairSums<kX, kPX>) {
+      return {hn::Add(prev.v, PoolShiftIn<1>(d, prev.v, cur.v)), cur.v};
     } else {
+      return {prev.v, cur.v};
+    }
+  }
+  // R[x + kO] for the lanes x of block b, from blocks b - 1, b and b + 1.
+  template <int kO>
+  static HWY_INLINE V Tap(D d, V prev, V cur, V next) {
+    if constexpr (kO < 0) {
       (void)next;
+      return PoolLanesUp<static_cast<size_t>(-kO)>(d, prev, cur);
+    } else {
+      (void)prev;
+      return PoolShiftIn<static_cast<size_t>(kO)>(d, cur, next);
+    }
+  }
+  template <int kFirst, size_t... kK>
+  static HWY_INLINE V Taps(D d, V acc, V prev, V cur, V next, std::index_sequence<kK...>) {
+    ((acc = hn::Add(acc, Tap<kFirst + static_cast<int>(kK)>(d, prev, cur, next))), ...);
+    return acc;
+  }
+  template <size_t kX, size_t kPX>
+  static HWY_INLINE Out Window(D d, Pad cur, Pad next, const float* tab, V scaleAll) {
+    constexpr int kLo = -static_cast<int>(kPX);
+    V sum;
+    if constexpr (kPairSums<kX, kPX>) {
+      // P at offsets kLo and kLo + 2 (the second is 0), then R at 2 if kX is 5.
+      sum = hn::Add(Tap<kLo>(d, cur.keep, next.keep, next.keep), next.keep);
+      if constexpr (kX == 5) sum = hn::Add(sum, Tap<2>(d, cur.keep, cur.cur, next.cur));
+    } else {
+      sum = Tap<kLo>(d, cur.keep, cur.cur, next.cur);
+      sum = Taps<kLo + 1>(d, sum, cur.keep, cur.cur, next.cur, std::make_index_sequence<kX - 1>());
     }
     return PoolScale(d, sum, tab ? hn::LoadU(d, tab) : scaleAll);
   }
@@ -158,7 +187,8 @@ struct PoolColumnPairs {
   // 2Nb - pX instead put a block more per row through the vertical step,
   // three for W = 64 with pX = 2, and split every load across cache lines:
   // 32x64x64 5x5 s1 p2 on AVX3_DL, 34-37 us against 28.)
-  template <size_t kPX>
+  using Pad = Block;
+  template <size_t kPX, size_t kX>
   static HWY_INLINE Block Padded(D d, Block prev, Block cur) {
     if constexpr (kPX == 0) {
       (void)d;
@@ -177,7 +207,7 @@ struct PoolColumnPairs {
   // P[m + (kX-1)/2] and, kX even, E[m + kX/2]. 5 taps: 3 shifts and 4
   // additions per 2N outputs besides the pair sums, where the promoted rows
   // took 6 and 6.
-  template <size_t kX>
+  template <size_t kX, size_t kPX>
   static HWY_INLINE Out Window(D d, Block cur, Block next, const float* tab, V scaleAll) {
     V f0 = cur.e, f1 = cur.o;
     if constexpr (kX >= 2) {
@@ -256,12 +286,13 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
                                   float scale, T* out, size_t dstW, size_t outStep,
                                   size_t avail) {
   using Block = typename Layout::Block;
+  using Pad = typename Layout::Pad;
   const size_t B = Layout::kVectors * hn::Lanes(d);
   const hn::Vec<D> scaleAll = hn::Set(d, scale);
   const Block zero = Layout::Zero(d);
-  const auto window = [&](const Block& cur, const Block& next, size_t o) HWY_ATTR
+  const auto window = [&](const Pad& cur, const Pad& next, size_t o) HWY_ATTR
                           SYNETK_LAMBDA_INLINE {
-    return Layout::template Window<kX>(d, cur, next, tab ? tab + o : nullptr, scaleAll);
+    return Layout::template Window<kX, kPX>(d, cur, next, tab ? tab + o : nullptr, scaleAll);
   };
   for (size_t grp = 0; grp < groups; ++grp, base += rowStep, out += outStep, avail -= outStep) {
     // Row blocks b and padded blocks b (padA, padB) of rows A and B. (Every
@@ -269,17 +300,17 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
     // the target's attributes, which NEON builds reject.)
     Block rowA = zero, rowB = zero;
     PoolStride1Block<Layout, kTwo>(d, base, pitch, n, g, 0, rowA, rowB);
-    Block padA = Layout::template Padded<kPX>(d, zero, rowA), padB = zero;
-    if constexpr (kTwo) padB = Layout::template Padded<kPX>(d, zero, rowB);
+    Pad padA = Layout::template Padded<kPX, kX>(d, zero, rowA), padB = padA;
+    if constexpr (kTwo) padB = Layout::template Padded<kPX, kX>(d, zero, rowB);
     auto firstB = Layout::OutZero(d);
     for (size_t b = 0; b < g.outBlocks; ++b) {
       Block rowA1 = zero, rowB1 = zero;
       PoolStride1Block<Layout, kTwo>(d, base, pitch, n, g, b + 1, rowA1, rowB1);
-      const Block padA1 = Layout::template Padded<kPX>(d, rowA, rowA1);
+      const Pad padA1 = Layout::template Padded<kPX, kX>(d, rowA, rowA1);
       const size_t o = B * b;
       Layout::Store(d, window(padA, padA1, o), out + o, avail - o);
       if constexpr (kTwo) {
-        const Block padB1 = Layout::template Padded<kPX>(d, rowB, rowB1);
+        const Pad padB1 = Layout::template Padded<kPX, kX>(d, rowB, rowB1);
         const auto outB = window(padB, padB1, o);
         if (b == 0) {
           firstB = outB;
