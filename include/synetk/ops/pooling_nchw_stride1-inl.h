@@ -110,8 +110,14 @@ struct PoolWholeColumns {
   }
   template <size_t kX, size_t kPX>
   static constexpr bool kPairSums = kPX == kX / 2 && (kX == 4 || kX == 5);
+  template <size_t kX, size_t kPX>
+  using PadOf = Pad;
+  template <size_t kX, size_t kPX>
+  static HWY_INLINE Pad ZeroPad(D d) {
+    return {hn::Zero(d), hn::Zero(d)};
+  }
   template <size_t kPX, size_t kX>
-  static HWY_INLINE Pad Padded(D d, Block prev, Block cur) {
+  static HWY_INLINE Pad Padded(D d, const Pad&, Block prev, Block cur) {
     if constexpr (kPairSums<kX, kPX>) {
       return {hn::Add(prev.v, PoolShiftIn<1>(d, prev.v, cur.v)), cur.v};
     } else {
@@ -187,9 +193,40 @@ struct PoolColumnPairs {
   // 2Nb - pX instead put a block more per row through the vertical step,
   // three for W = 64 with pX = 2, and split every load across cache lines:
   // 32x64x64 5x5 s1 p2 on AVX3_DL, 34-37 us against 28.)
-  using Pad = Block;
+  //
+  // Odd windows padded by kX / 2 (kFold) keep the row unmoved instead: block
+  // b's Pad holds its E, O, P and the previous block's P and O, and each
+  // output takes its taps straight from those (Window). 5x5: 4 shifts and 5
+  // additions per 2N outputs, where moving the row and summing the taps
+  // took 5 and 6.
+  template <size_t kX, size_t kPX>
+  static constexpr bool kFold = kX % 2 == 1 && kX >= 3 && kPX == kX / 2;
+  struct FoldPad {
+    V e, o, p, pPrev, oPrev;
+  };
+  template <size_t kX, size_t kPX>
+  using PadOf = std::conditional_t<kFold<kX, kPX>, FoldPad, Block>;
+  template <size_t kX, size_t kPX>
+  static HWY_INLINE PadOf<kX, kPX> ZeroPad(D d) {
+    const V z = hn::Zero(d);
+    if constexpr (kFold<kX, kPX>) {
+      return {z, z, z, z, z};
+    } else {
+      return {z, z};
+    }
+  }
   template <size_t kPX, size_t kX>
-  static HWY_INLINE Block Padded(D d, Block prev, Block cur) {
+  static HWY_INLINE PadOf<kX, kPX> Padded(D d, const PadOf<kX, kPX>& prevPad, Block prev,
+                                          Block cur) {
+    if constexpr (kFold<kX, kPX>) {
+      return {cur.e, cur.o, hn::Add(cur.e, cur.o), prevPad.p, prev.o};
+    } else {
+      (void)prevPad;
+      return Moved<kPX>(d, prev, cur);
+    }
+  }
+  template <size_t kPX>
+  static HWY_INLINE Block Moved(D d, Block prev, Block cur) {
     if constexpr (kPX == 0) {
       (void)d;
       (void)prev;
@@ -207,8 +244,51 @@ struct PoolColumnPairs {
   // P[m + (kX-1)/2] and, kX even, E[m + kX/2]. 5 taps: 3 shifts and 4
   // additions per 2N outputs besides the pair sums, where the promoted rows
   // took 6 and 6.
+  // Folded (kFold, h = kX / 2): P[m + j] from the pair sums of blocks b - 1,
+  // b and b + 1 (PairAt), O[m - j] and E[m + j] likewise. h = 2k + 1: both
+  // outputs share P[m - k] .. P[m + k], then output 2m adds O[m - k - 1]
+  // and output 2m + 1 E[m + k + 1]; h = 2k: they share P[m - k + 1] ..
+  // P[m + k - 1], then output 2m adds P[m - k] and E[m + k], output 2m + 1
+  // P[m + k] and O[m - k].
+  template <int kJ>
+  static HWY_INLINE V PairAt(D d, const FoldPad& cur, const FoldPad& next) {
+    if constexpr (kJ < 0) {
+      (void)next;
+      return PoolLanesUp<static_cast<size_t>(-kJ)>(d, cur.pPrev, cur.p);
+    } else {
+      return PoolShiftIn<static_cast<size_t>(kJ)>(d, cur.p, next.p);
+    }
+  }
+  template <int kFirst, size_t... kJ>
+  static HWY_INLINE V PairSum(D d, const FoldPad& cur, const FoldPad& next,
+                              std::index_sequence<0, kJ...>) {
+    V sum = PairAt<kFirst>(d, cur, next);
+    ((sum = hn::Add(sum, PairAt<kFirst + static_cast<int>(kJ)>(d, cur, next))), ...);
+    return sum;
+  }
   template <size_t kX, size_t kPX>
-  static HWY_INLINE Out Window(D d, Block cur, Block next, const float* tab, V scaleAll) {
+  static HWY_INLINE Out Window(D d, const FoldPad& cur, const FoldPad& next, const float* tab,
+                               V scaleAll) {
+    constexpr int kH = static_cast<int>(kX / 2), kK = kH / 2;
+    V f0, f1;
+    if constexpr (kH % 2 == 1) {
+      const V shared = PairSum<-kK>(d, cur, next, std::make_index_sequence<2 * kK + 1>());
+      f0 = hn::Add(shared, PoolLanesUp<kK + 1>(d, cur.oPrev, cur.o));
+      f1 = hn::Add(shared, PoolShiftIn<kK + 1>(d, cur.e, next.e));
+    } else {
+      const V shared = PairSum<1 - kK>(d, cur, next, std::make_index_sequence<2 * kK - 1>());
+      f0 = hn::Add(hn::Add(shared, PairAt<-kK>(d, cur, next)),
+                   PoolShiftIn<kK>(d, cur.e, next.e));
+      f1 = hn::Add(hn::Add(shared, PairAt<kK>(d, cur, next)),
+                   PoolLanesUp<kK>(d, cur.oPrev, cur.o));
+    }
+    f0 = PoolScale(d, f0, tab ? hn::LoadU(d, tab) : scaleAll);
+    f1 = PoolScale(d, f1, tab ? hn::LoadU(d, tab + hn::Lanes(d)) : scaleAll);
+    return F32ToBF16Lanes<true>(d, f0, f1);
+  }
+  template <size_t kX, size_t kPX>
+  static HWY_INLINE Out Window(D d, const Block& cur, const Block& next, const float* tab,
+                               V scaleAll) {
     V f0 = cur.e, f1 = cur.o;
     if constexpr (kX >= 2) {
       const V p = hn::Add(cur.e, cur.o);
@@ -286,7 +366,7 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
                                   float scale, T* out, size_t dstW, size_t outStep,
                                   size_t avail) {
   using Block = typename Layout::Block;
-  using Pad = typename Layout::Pad;
+  using Pad = typename Layout::template PadOf<kX, kPX>;
   const size_t B = Layout::kVectors * hn::Lanes(d);
   const hn::Vec<D> scaleAll = hn::Set(d, scale);
   const Block zero = Layout::Zero(d);
@@ -300,17 +380,18 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
     // the target's attributes, which NEON builds reject.)
     Block rowA = zero, rowB = zero;
     PoolStride1Block<Layout, kTwo>(d, base, pitch, n, g, 0, rowA, rowB);
-    Pad padA = Layout::template Padded<kPX, kX>(d, zero, rowA), padB = padA;
-    if constexpr (kTwo) padB = Layout::template Padded<kPX, kX>(d, zero, rowB);
+    const Pad zeroPad = Layout::template ZeroPad<kX, kPX>(d);
+    Pad padA = Layout::template Padded<kPX, kX>(d, zeroPad, zero, rowA), padB = padA;
+    if constexpr (kTwo) padB = Layout::template Padded<kPX, kX>(d, zeroPad, zero, rowB);
     auto firstB = Layout::OutZero(d);
     for (size_t b = 0; b < g.outBlocks; ++b) {
       Block rowA1 = zero, rowB1 = zero;
       PoolStride1Block<Layout, kTwo>(d, base, pitch, n, g, b + 1, rowA1, rowB1);
-      const Pad padA1 = Layout::template Padded<kPX, kX>(d, rowA, rowA1);
+      const Pad padA1 = Layout::template Padded<kPX, kX>(d, padA, rowA, rowA1);
       const size_t o = B * b;
       Layout::Store(d, window(padA, padA1, o), out + o, avail - o);
       if constexpr (kTwo) {
-        const Pad padB1 = Layout::template Padded<kPX, kX>(d, rowB, rowB1);
+        const Pad padB1 = Layout::template Padded<kPX, kX>(d, padB, rowB, rowB1);
         const auto outB = window(padB, padB1, o);
         if (b == 0) {
           firstB = outB;
