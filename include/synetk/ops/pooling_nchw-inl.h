@@ -693,21 +693,35 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   // The buffered rows' vertical step.
   L* Vr = PoolScratch<L, 0>(span);
   std::fill(Vr, Vr + span, L());  // no stale lanes, whatever they feed
-  L* scales = nullptr;  // average with excludePad: 1 / clipped area per output of a plane
+  // Average with excludePad: 1 / clipped area per output of a row, one row
+  // of scales per window height when there are no more heights than output
+  // rows, else per output row. (A row per output row cost 3x224x224 16-bit
+  // averages about 9% of the call: 112 rows of scales for 3 planes.)
+  const bool byHeight = a.kY <= a.dstH;
+  L* scales = nullptr;
   if constexpr (!Cfg::isMax) {
     if (a.excludePad) {
       // 1 / (row height times column width) (PoolScaleRows; element by element,
       // with a conversion each, they took as long as the pooling: 3x224x224
       // f32 11.6 -> 7.2 us).
-      const size_t wUp = PoolRoundUp(W2, N);
-      scales = PoolScratch<L, 2>(PoolRoundUp(a.dstH * W2, N) + wUp);
+      const size_t wUp = PoolRoundUp(W2, N), tableRows = byHeight ? a.kY : a.dstH;
+      scales = PoolScratch<L, 2>(PoolRoundUp(tableRows * W2, N) + wUp);
       L* widths = PoolScratch<L, 3>(wUp);
       for (size_t j = 0; j < wUp; ++j) widths[j] = static_cast<L>(left && j == 0 ? 2 : a.kX);
-      PoolScaleRows(d, scales, a.dstH, W2, W2, widths, a.kY * a.kX < (size_t{1} << 24),
-                    [&](size_t dy) { return detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size(); });
-      std::fill(scales + a.dstH * W2, scales + a.dstH * W2 + N, L(1));
+      PoolScaleRows(d, scales, tableRows, W2, W2, widths, a.kY * a.kX < (size_t{1} << 24),
+                    [&](size_t r) {
+                      return byHeight ? r + 1
+                                      : detail::PoolWindow(r, a.sY, a.pY, a.kY, H).Size();
+                    });
+      std::fill(scales + tableRows * W2, scales + tableRows * W2 + N, L(1));
     }
   }
+  // The scales of output row dy (null: the average's one scale).
+  const auto rowScalesAt = [&](size_t dy) -> const L* {
+    if (scales == nullptr) return nullptr;
+    return scales +
+           (byHeight ? detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size() - 1 : dy) * W2;
+  };
   const T* const src = a.src;
   T* const dst = a.dst;
   const L scale = static_cast<L>(a.scale);
@@ -726,8 +740,7 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         [d, vert](size_t x, V& e, V& od) HWY_ATTR SYNETK_LAMBDA_INLINE {
           PoolSplitColumns(d, vert, x, e, od);
         },
-        [](size_t) {}, dst + o, dstTotal - o, W2, left, scales ? scales + dy * W2 : nullptr,
-        scale);
+        [](size_t) {}, dst + o, dstTotal - o, W2, left, rowScalesAt(dy), scale);
   };
   // `count` rows whose windows are `rows` (2 or 3) input rows inside src,
   // the first at s (PoolHalfWidthDirect).
@@ -748,7 +761,7 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, H);
     const size_t rows = wy.Size(), at = dc * plane + wy.begin * W;
     const size_t o = (dc * a.dstH + dy) * W2;
-    const L* const rowScales = scales ? scales + dy * W2 : nullptr;
+    const L* const rowScales = rowScalesAt(dy);
     if ((rows == 2 || rows == 3) && at + (rows - 1) * W + span <= srcTotal) {
       direct(rows, src + at, 0, dst + o, 0, dstTotal - o, 1, rowScales);
     } else {
@@ -763,7 +776,7 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const size_t rowStep = a.sY * W, firstRow = dyLo * a.sY - a.pY;
   const size_t reach = (kY - 1) * W + span;  // from a window's first row
   // Interior rows share one row of clipped scales (kY rows each).
-  const L* const scalesInterior = scales && interior ? scales + dyLo * W2 : nullptr;
+  const L* const scalesInterior = interior ? rowScalesAt(dyLo) : nullptr;
   for (size_t dc = a.begin; dc < a.end; ++dc) {
     size_t dy = 0;
     if (interior) {
