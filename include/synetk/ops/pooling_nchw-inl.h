@@ -579,6 +579,24 @@ HWY_INLINE void PoolSplitColumns(D d, const Vert& vert, size_t x, hn::Vec<D>& e,
 #endif
 }
 
+#if SYNETK_BF16_CONVERT_ASM
+// bf16 averages: lo and hi (fp32) rounded to 2N consecutive outputs at p, of
+// which `avail` may be written: one vcvtne2ps2bf16 (BF16ConvertPair) and one
+// store where it serves, else each as PoolStoreDst stores it (same bits).
+template <class Ops, class D, typename T>
+HWY_INLINE void PoolStoreBF16Two(D d, hn::Vec<D> lo, hn::Vec<D> hi, T* p, size_t avail) {
+  const size_t n = hn::Lanes(d);
+  __m512i bits;
+  if (HWY_LIKELY(avail >= 2 * n) && BF16ConvertPair(hi.raw, lo.raw, bits)) {
+    const hn::Repartition<uint16_t, D> dw;
+    hn::StoreU(hn::Vec<decltype(dw)>{bits}, dw, reinterpret_cast<uint16_t*>(p));
+    return;
+  }
+  PoolStoreDst<Ops>(d, lo, p, avail);
+  if (avail > n) PoolStoreDst<Ops>(d, hi, p + n, avail - n);
+}
+#endif
+
 // One output row of PoolNchwHalfWidth: w2 outputs at out (of which `avail`
 // may be written) from columns(x, e, od), the vertical step's even and odd
 // columns of [x, x + 2N); ahead(x) prefetches. kx3: windows of 3 columns
@@ -608,6 +626,24 @@ HWY_INLINE void PoolHalfWidthRow(D d, const Columns& columns, const Ahead& ahead
     return PoolScaleAt<Ops>(d, acc, rowScales, k, scaleAll);
   };
   // Lanes past the row land on outputs written later.
+#if SYNETK_BF16_CONVERT_ASM
+  if constexpr (Ops::kDivides && ElementTraits<T>::kEncoding == Encoding::kBFloat16 &&
+                hn::MaxLanes(D()) == 16) {
+    // bf16 averages where the CPU rounds in one instruction: two chunks
+    // rounded by one vcvtne2ps2bf16 into one vector of 2N outputs, one
+    // store (each chunk alone took a rounding, a denormal test and a store).
+    for (size_t k = 0; k < w2; k += 2 * n) {
+      const V lo = chunk(k);
+      if (k + n >= w2) {  // the row's last chunk, alone
+        PoolStoreDst<Ops>(d, lo, out + k, avail - k);
+        break;
+      }
+      const V hi = chunk(k + n);
+      PoolStoreBF16Two<Ops>(d, lo, hi, out + k, avail - k);
+    }
+    return;
+  }
+#endif
   if constexpr (Ops::kDivides && sizeof(T) == 2) {
     // 16-bit averages store each chunk after computing the next: the
     // store's chain (the division, then the rounding to 16 bits) then no
