@@ -72,9 +72,10 @@ HWY_INLINE void PoolEvenOddPairTaps(D d, hn::Vec<D> p, hn::Vec<D> pNext, hn::Vec
 
 // The two forms of a block of column sums (PoolStride1Geom), each with Load
 // (one row's block at p), Add, Zero, Clip (lanes outside the row to +0 by a
-// mask: a lane's sum involves only its own column), Padded<kPX, kX> (Pad,
-// what block b's outputs need of the padded row, from the row's blocks b - 1
-// and b), Window<kX, kPX> (the block's outputs from its Pad and the next,
+// mask: a lane's sum involves only its own column), Padded<kPX, kX> (the
+// Pad, PadOf<kX, kPX>, of block b: what its outputs need of the padded row,
+// from block b - 1's Pad and the row's blocks b - 1 and b; ZeroPad before
+// the row), Window<kX, kPX> (the block's outputs from its Pad and the next,
 // scaled by the lanes at tab or by scaleAll) and Store (Lanes * kVectors
 // outputs, `avail` writable).
 
