@@ -278,12 +278,14 @@ TEMPLATE_TEST_CASE("pooling average matches the reference on every target", "[po
 }
 
 // NCHW averages with stride 1 along W straight from src (PoolNchwStride1:
-// fp32 rows in whole vectors, bf16 rows as pairs of columns): widths about
-// one, two and three blocks for each vector width (blocks of 4 to 32
-// columns), kernels 1..7 padded 0 or kX / 2, rows in pairs (stride 1) and
-// one by one (stride 2, one-row windows), windows clipped above and below,
-// ceil sizes, and the last rows of src (read through copies).
-TEMPLATE_TEST_CASE("pooling averages with stride 1 along rows", "[pooling]", bfloat16_t, float) {
+// fp32 and f16 rows in whole vectors, bf16 rows as pairs of columns): widths
+// about one, two and three blocks for each vector width (blocks of 4 to 32
+// columns), kernels 1..7 padded 0 or kX / 2, rows in fours and pairs (stride
+// 1) and one by one (stride 2, one-row windows, rows left over), windows
+// clipped above and below, ceil sizes, and the last rows of src (read
+// through copies).
+TEMPLATE_TEST_CASE("pooling averages with stride 1 along rows", "[pooling]", bfloat16_t, float,
+                   float16_t) {
   std::vector<PoolGeom> geoms;
   for (size_t W : {4, 5, 8, 9, 16, 17, 31, 32, 33, 65, 97})
     for (size_t kX = 1; kX <= 7; ++kX)

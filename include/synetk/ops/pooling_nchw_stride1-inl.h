@@ -1,8 +1,9 @@
 // Copyright synetk authors. SPDX-License-Identifier: MIT
 // NCHW averages with stride 1 along W, straight from src (per target): no
-// row buffer, rows summed in registers, two output rows at a time. fp32
-// rows go in whole vectors; bf16 rows are read as 32-bit lanes whose halves
-// are the even and odd columns, and stay in that form until the store.
+// row buffer, rows summed in registers, four or two output rows at a time.
+// fp32 and f16 rows go in whole vectors; bf16 rows are read as 32-bit lanes
+// whose halves are the even and odd columns, and stay in that form until
+// the store.
 
 #if defined(SYNETK_OPS_POOLING_NCHW_STRIDE1_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef SYNETK_OPS_POOLING_NCHW_STRIDE1_INL_H_
@@ -28,12 +29,16 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Windows of more rows than this take the other paths.
 inline constexpr size_t kPoolStride1MaxRows = 16;
 
-// Element types with a PoolNchwStride1 path: fp32 in whole vectors, bf16 as
-// column pairs (PoolOps::kBF16Pairs). (f16, through its promotions, ran
-// slower than the stacked rows: 32x64x64 5x5 s1 p2 32 -> 41 us.)
+// Element types with a PoolNchwStride1 path: fp32 and f16 (promoted at
+// every load) in whole vectors, bf16 as column pairs (PoolOps::kBF16Pairs).
+// (f16 ran slower than the stacked rows until the fp32 taps left the row
+// unmoved and rows went four at a time, stop 47: 32x64x64 5x5 s1 p2 32 ->
+// 41 us in stop 46; 32.2 -> 31.2 now, 3x3 p1 27.0 -> 23.1.)
 template <class Cfg>
 inline constexpr bool kPoolStride1Type =
-    !Cfg::isMax && (PoolOps<Cfg>::kBF16Pairs || std::is_same_v<typename Cfg::Elem, float>) &&
+    !Cfg::isMax &&
+    (PoolOps<Cfg>::kBF16Pairs || std::is_same_v<typename Cfg::Elem, float> ||
+     std::is_same_v<typename Cfg::Elem, hwy::float16_t>) &&
     HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE;
 
 // What every row of one PoolNchwStride1 call shares. Block b of a row is its
@@ -409,6 +414,112 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
   }
 }
 
+// PoolStride1Block for four output rows whose windows (n >= 4 rows each)
+// start one input row apart, rows 0 .. n + 2: C_j = rows j .. n - 1 (from
+// C_3, rows 3 .. n - 1), then row j adds rows n .. n + j - 1. n + 4
+// additions and n + 3 loads for four rows, where two pairs took 2n + 2 and
+// 2n + 2.
+template <class Layout, class D, typename T>
+HWY_INLINE void PoolStride1Block4(D d, const T* base, size_t pitch, size_t n,
+                                  const PoolStride1Geom& g, size_t b,
+                                  typename Layout::Block& s0, typename Layout::Block& s1,
+                                  typename Layout::Block& s2, typename Layout::Block& s3) {
+  using Block = typename Layout::Block;
+  if (b >= g.loadBlocks) {  // right padding only
+    s0 = s1 = s2 = s3 = Layout::Zero(d);
+    return;
+  }
+  const T* p = base + Layout::kVectors * hn::Lanes(d) * b;
+  Block core = Layout::Load(d, p + 3 * pitch);
+  for (size_t r = 4; r < n; ++r) core = Layout::Add(core, Layout::Load(d, p + r * pitch));
+  const Block c2 = Layout::Add(Layout::Load(d, p + 2 * pitch), core);
+  const Block c1 = Layout::Add(Layout::Load(d, p + pitch), c2);
+  s0 = Layout::Add(Layout::Load(d, p), c1);
+  const Block t1 = Layout::Load(d, p + n * pitch);
+  s1 = Layout::Add(c1, t1);
+  const Block t2 = Layout::Add(t1, Layout::Load(d, p + (n + 1) * pitch));
+  s2 = Layout::Add(c2, t2);
+  s3 = Layout::Add(core, Layout::Add(t2, Layout::Load(d, p + (n + 2) * pitch)));
+  if (b + 1 == g.loadBlocks) {  // lanes past the row came from the next one
+    s0 = Layout::Clip(d, s0, g.tailMask);
+    s1 = Layout::Clip(d, s1, g.tailMask);
+    s2 = Layout::Clip(d, s2, g.tailMask);
+    s3 = Layout::Clip(d, s3, g.tailMask);
+  }
+}
+
+// Layouts whose rows go four at a time (PoolStride1Rows4). 32x64x64 5x5 s1
+// p2 on AVX3_DL against pairs: fp32 29.5 -> 24.6 us, bf16 28.0 -> 26.3 (7x7
+// 32.7 -> 30.3); AVX2 fp32 34.3 -> 32.9, f16 40.2 -> 35.1, but bf16, whose
+// blocks are two vectors, lost there (41.2 -> 44.1 us: 16 registers, spills)
+// and keeps pairs off AVX-512.
+template <class Layout>
+inline constexpr bool kPoolStride1Fours =
+    Layout::kVectors == 1 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
+
+// PoolStride1Rows for groups of four output rows (PoolStride1Block4), row j
+// of a group at out + j*dstW; rows 1-3's first blocks are stored last (the
+// rows before them spill into them).
+
+template <class Layout, size_t kX, size_t kPX, class D, typename T>
+HWY_NOINLINE void PoolStride1Rows4(D d, const T* base, size_t pitch, size_t n, size_t groups,
+                                   size_t rowStep, const PoolStride1Geom& g, const float* tab,
+                                   float scale, T* out, size_t dstW, size_t outStep,
+                                   size_t avail) {
+  using Block = typename Layout::Block;
+  using Pad = typename Layout::template PadOf<kX, kPX>;
+  const size_t B = Layout::kVectors * hn::Lanes(d);
+  const hn::Vec<D> scaleAll = hn::Set(d, scale);
+  const Block zero = Layout::Zero(d);
+  const auto window = [&](const Pad& cur, const Pad& next, size_t o) HWY_ATTR
+                          SYNETK_LAMBDA_INLINE {
+    return Layout::template Window<kX, kPX>(d, cur, next, tab ? tab + o : nullptr, scaleAll);
+  };
+  for (size_t grp = 0; grp < groups; ++grp, base += rowStep, out += outStep, avail -= outStep) {
+    Block r0 = zero, r1 = zero, r2 = zero, r3 = zero;
+    PoolStride1Block4<Layout>(d, base, pitch, n, g, 0, r0, r1, r2, r3);
+    const Pad zeroPad = Layout::template ZeroPad<kX, kPX>(d);
+    Pad p0 = Layout::template Padded<kPX, kX>(d, zeroPad, zero, r0);
+    Pad p1 = Layout::template Padded<kPX, kX>(d, zeroPad, zero, r1);
+    Pad p2 = Layout::template Padded<kPX, kX>(d, zeroPad, zero, r2);
+    Pad p3 = Layout::template Padded<kPX, kX>(d, zeroPad, zero, r3);
+    auto first1 = Layout::OutZero(d), first2 = first1, first3 = first1;
+    for (size_t b = 0; b < g.outBlocks; ++b) {
+      Block n0 = zero, n1 = zero, n2 = zero, n3 = zero;
+      PoolStride1Block4<Layout>(d, base, pitch, n, g, b + 1, n0, n1, n2, n3);
+      const size_t o = B * b;
+      const Pad q0 = Layout::template Padded<kPX, kX>(d, p0, r0, n0);
+      Layout::Store(d, window(p0, q0, o), out + o, avail - o);
+      const Pad q1 = Layout::template Padded<kPX, kX>(d, p1, r1, n1);
+      const auto o1 = window(p1, q1, o);
+      const Pad q2 = Layout::template Padded<kPX, kX>(d, p2, r2, n2);
+      const auto o2 = window(p2, q2, o);
+      const Pad q3 = Layout::template Padded<kPX, kX>(d, p3, r3, n3);
+      const auto o3 = window(p3, q3, o);
+      if (b == 0) {
+        first1 = o1;
+        first2 = o2;
+        first3 = o3;
+      } else {
+        Layout::Store(d, o1, out + dstW + o, avail - dstW - o);
+        Layout::Store(d, o2, out + 2 * dstW + o, avail - 2 * dstW - o);
+        Layout::Store(d, o3, out + 3 * dstW + o, avail - 3 * dstW - o);
+      }
+      r0 = n0;
+      r1 = n1;
+      r2 = n2;
+      r3 = n3;
+      p0 = q0;
+      p1 = q1;
+      p2 = q2;
+      p3 = q3;
+    }
+    Layout::Store(d, first1, out + dstW, avail - dstW);
+    Layout::Store(d, first2, out + 2 * dstW, avail - 2 * dstW);
+    Layout::Store(d, first3, out + 3 * dstW, avail - 3 * dstW);
+  }
+}
+
 // The widest window PoolNchwStride1 takes on D: bf16 7 columns; fp32 5,
 // with 8 lanes or more. (fp32 7x7 s1 p3 on AVX3_DL, one shift and one
 // addition per tap, ran 67 -> 80 us against the stacked rows' pairs of
@@ -440,10 +551,10 @@ HWY_INLINE bool PoolNchwStride1Fits(D d, const detail::PoolArgs<typename Cfg::El
 // each block of a window's rows is loaded (bf16: N 32-bit lanes split into
 // even and odd columns by a shift and a mask, BF16LanesToF32), summed down
 // the rows, then across (PoolWholeColumns / PoolColumnPairs), and stored
-// (bf16: one vector of lanes, F32ToBF16Lanes). Stride-1 rows go two at a
-// time, sharing the kY - 1 rows their windows have in common; one call runs
-// all of a plane's unclipped rows. Windows with a row whose loads would
-// leave src read zero-padded copies.
+// (bf16: one vector of lanes, F32ToBF16Lanes). Stride-1 rows go four
+// (PoolStride1Rows4) or two at a time, sharing the rows their windows have
+// in common; one call runs all of a plane's unclipped rows. Windows with a
+// row whose loads would leave src read zero-padded copies.
 template <class Cfg, class D>
 void PoolNchwStride1(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   if constexpr (kPoolStride1Type<Cfg>) {
@@ -509,8 +620,9 @@ void PoolNchwStride1(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     const L scale = static_cast<L>(a.scale);
     T* const dst = a.dst;
     // Output rows [yLo, yEnd) have windows of kY rows inside the plane;
-    // with stride 1 they go in pairs (kY >= 2), straight from src where
-    // every row's loads stay inside it.
+    // with stride 1 they go in fours (kY >= 4, kPoolStride1Fours) or pairs
+    // (kY >= 2), straight from src where every row's loads stay inside it;
+    // the rows left over one by one.
     const size_t yLo = HWY_MIN(dstH, (a.pY + a.sY - 1) / a.sY);
     const size_t yEnd = H + a.pY >= kY ? HWY_MIN(dstH, (H + a.pY - kY) / a.sY + 1) : 0;
     const bool pairs = a.sY == 1 && kY >= 2;
@@ -539,17 +651,25 @@ void PoolNchwStride1(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         for (; dy < yLo; ++dy) single(dc, dy);
         if (yEnd > yLo) {
           // Rows from yLo, their windows' first input row at `first`, in
-          // one call (groups whose loads stay in src): pairs, or else rows
-          // one by one.
+          // one call (groups whose loads stay in src): fours, pairs, or else
+          // rows one by one.
           const size_t first = dc * plane + (yLo * a.sY - a.pY) * W;
           const size_t o = (dc * dstH + dy) * dstW;
-          const size_t step = pairs ? 2 : 1;
+          bool fours = false;
+          if constexpr (kPoolStride1Fours<Layout>) fours = pairs && kY >= 4;
+          const size_t step = fours ? 4 : pairs ? 2 : 1;
           size_t count = (yEnd - yLo) / step;
           const auto lastRow = [&](size_t groups) {  // of the groups' last window
             return first + ((groups - 1) * step * a.sY + kY + step - 2) * W;
           };
           while (count > 0 && !safe(lastRow(count))) --count;
-          if (count > 0 && pairs) {
+          if (count > 0 && fours) {
+            if constexpr (kPoolStride1Fours<Layout>) {
+              PoolStride1Rows4<Layout, kX, kPX>(d, src + first, W, kY, count, 4 * W, g,
+                                                tabFor(kY), scale, dst + o, dstW, 4 * dstW,
+                                                dstTotal - o);
+            }
+          } else if (count > 0 && pairs) {
             PoolStride1Rows<Layout, kX, kPX, true>(d, src + first, W, kY, count, 2 * W,
                                                           g, tabFor(kY), scale, dst + o, dstW,
                                                           2 * dstW, dstTotal - o);
