@@ -459,8 +459,8 @@ inline constexpr bool kPoolStride1Fours =
 
 // PoolStride1Rows for groups of four output rows (PoolStride1Block4), row j
 // of a group at out + j*dstW; rows 1-3's first blocks are stored last (the
-// rows before them spill into them).
-
+// rows before them spill into them). (Its preamble repeats
+// PoolStride1Rows'; one function over a row count is left to measure.)
 template <class Layout, size_t kX, size_t kPX, class D, typename T>
 HWY_NOINLINE void PoolStride1Rows4(D d, const T* base, size_t pitch, size_t n, size_t groups,
                                    size_t rowStep, const PoolStride1Geom& g, const float* tab,
