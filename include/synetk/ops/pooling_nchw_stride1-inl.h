@@ -358,62 +358,6 @@ HWY_INLINE void PoolStride1Block(D d, const T* base, size_t pitch, size_t n,
   }
 }
 
-// `groups` output rows at out (n input rows from base, pitch apart), or
-// with kTwo pairs of rows (the second at out + dstW, n + 1 input rows);
-// group g's input rows lie g*rowStep elements further, its outputs
-// g*outStep; `avail` outputs may be written from out. Averages scale by tab
-// (excludePad: block b's scales at tab + Bb, PoolNchwStride1) or else
-// `scale`. Stores of whole blocks spill past a row onto outputs written
-// later: with kTwo, row A's last block reaches into row B's first, so that
-// one is stored last.
-template <class Layout, size_t kX, size_t kPX, bool kTwo, class D, typename T>
-HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, size_t groups,
-                                  size_t rowStep, const PoolStride1Geom& g, const float* tab,
-                                  float scale, T* out, size_t dstW, size_t outStep,
-                                  size_t avail) {
-  using Block = typename Layout::Block;
-  using Pad = typename Layout::template PadOf<kX, kPX>;
-  const size_t B = Layout::kVectors * hn::Lanes(d);
-  const hn::Vec<D> scaleAll = hn::Set(d, scale);
-  const Block zero = Layout::Zero(d);
-  const auto window = [&](const Pad& cur, const Pad& next, size_t o) HWY_ATTR
-                          SYNETK_LAMBDA_INLINE {
-    return Layout::template Window<kX, kPX>(d, cur, next, tab ? tab + o : nullptr, scaleAll);
-  };
-  for (size_t grp = 0; grp < groups; ++grp, base += rowStep, out += outStep, avail -= outStep) {
-    // Row blocks b and padded blocks b (padA, padB) of rows A and B. (Every
-    // Block starts as a copy: its implicit default constructor lies outside
-    // the target's attributes, which NEON builds reject.)
-    Block rowA = zero, rowB = zero;
-    PoolStride1Block<Layout, kTwo>(d, base, pitch, n, g, 0, rowA, rowB);
-    const Pad zeroPad = Layout::template ZeroPad<kX, kPX>(d);
-    Pad padA = Layout::template Padded<kPX, kX>(d, zeroPad, zero, rowA), padB = padA;
-    if constexpr (kTwo) padB = Layout::template Padded<kPX, kX>(d, zeroPad, zero, rowB);
-    auto firstB = Layout::OutZero(d);
-    for (size_t b = 0; b < g.outBlocks; ++b) {
-      Block rowA1 = zero, rowB1 = zero;
-      PoolStride1Block<Layout, kTwo>(d, base, pitch, n, g, b + 1, rowA1, rowB1);
-      const Pad padA1 = Layout::template Padded<kPX, kX>(d, padA, rowA, rowA1);
-      const size_t o = B * b;
-      Layout::Store(d, window(padA, padA1, o), out + o, avail - o);
-      if constexpr (kTwo) {
-        const Pad padB1 = Layout::template Padded<kPX, kX>(d, padB, rowB, rowB1);
-        const auto outB = window(padB, padB1, o);
-        if (b == 0) {
-          firstB = outB;
-        } else {
-          Layout::Store(d, outB, out + dstW + o, avail - dstW - o);
-        }
-        rowB = rowB1;
-        padB = padB1;
-      }
-      rowA = rowA1;
-      padA = padA1;
-    }
-    if constexpr (kTwo) Layout::Store(d, firstB, out + dstW, avail - dstW);
-  }
-}
-
 // PoolStride1Block for four output rows whose windows (n >= 4 rows each)
 // start one input row apart, rows 0 .. n + 2: C_j = rows j .. n - 1 (from
 // C_3, rows 3 .. n - 1), then row j adds rows n .. n + j - 1. n + 4
@@ -448,7 +392,7 @@ HWY_INLINE void PoolStride1Block4(D d, const T* base, size_t pitch, size_t n,
   }
 }
 
-// Layouts whose rows go four at a time (PoolStride1Rows4). 32x64x64 5x5 s1
+// Layouts whose rows go four at a time (PoolStride1Rows, kRows 4). 32x64x64 5x5 s1
 // p2 on AVX3_DL against pairs: fp32 29.5 -> 24.6 us, bf16 28.0 -> 26.3 (7x7
 // 32.7 -> 30.3); AVX2 fp32 34.3 -> 32.9, f16 40.2 -> 35.1, but bf16, whose
 // blocks are two vectors, lost there (41.2 -> 44.1 us: 16 registers, spills)
@@ -457,66 +401,103 @@ template <class Layout>
 inline constexpr bool kPoolStride1Fours =
     Layout::kVectors == 1 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
 
-// PoolStride1Rows for groups of four output rows (PoolStride1Block4), row j
-// of a group at out + j*dstW; rows 1-3's first blocks are stored last (the
-// rows before them spill into them). (Its preamble repeats
-// PoolStride1Rows'; one function over a row count is left to measure.)
-template <class Layout, size_t kX, size_t kPX, class D, typename T>
-HWY_NOINLINE void PoolStride1Rows4(D d, const T* base, size_t pitch, size_t n, size_t groups,
-                                   size_t rowStep, const PoolStride1Geom& g, const float* tab,
-                                   float scale, T* out, size_t dstW, size_t outStep,
-                                   size_t avail) {
+// `groups` groups of kRows output rows (1, 2 or 4; row j of a group at out
+// + j*dstW, its window's first input row at base + j*pitch, n rows each);
+// group g's input rows lie g*rowStep elements further, its outputs
+// g*outStep; `avail` outputs may be written from out. Averages scale by tab
+// (excludePad: block b's scales at tab + Bb, PoolNchwStride1) or else
+// `scale`. Stores of whole blocks spill past a row onto outputs written
+// later: a row's last block reaches into the next row's first, so the
+// first blocks of rows 1 .. kRows - 1 are stored last.
+template <class Layout, size_t kX, size_t kPX, size_t kRows, class D, typename T>
+HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, size_t groups,
+                                  size_t rowStep, const PoolStride1Geom& g, const float* tab,
+                                  float scale, T* out, size_t dstW, size_t outStep,
+                                  size_t avail) {
   using Block = typename Layout::Block;
   using Pad = typename Layout::template PadOf<kX, kPX>;
   const size_t B = Layout::kVectors * hn::Lanes(d);
   const hn::Vec<D> scaleAll = hn::Set(d, scale);
   const Block zero = Layout::Zero(d);
+  const Pad zeroPad = Layout::template ZeroPad<kX, kPX>(d);
   const auto window = [&](const Pad& cur, const Pad& next, size_t o) HWY_ATTR
                           SYNETK_LAMBDA_INLINE {
     return Layout::template Window<kX, kPX>(d, cur, next, tab ? tab + o : nullptr, scaleAll);
   };
   for (size_t grp = 0; grp < groups; ++grp, base += rowStep, out += outStep, avail -= outStep) {
-    Block r0 = zero, r1 = zero, r2 = zero, r3 = zero;
-    PoolStride1Block4<Layout>(d, base, pitch, n, g, 0, r0, r1, r2, r3);
-    const Pad zeroPad = Layout::template ZeroPad<kX, kPX>(d);
-    Pad p0 = Layout::template Padded<kPX, kX>(d, zeroPad, zero, r0);
-    Pad p1 = Layout::template Padded<kPX, kX>(d, zeroPad, zero, r1);
-    Pad p2 = Layout::template Padded<kPX, kX>(d, zeroPad, zero, r2);
-    Pad p3 = Layout::template Padded<kPX, kX>(d, zeroPad, zero, r3);
-    auto first1 = Layout::OutZero(d), first2 = first1, first3 = first1;
-    for (size_t b = 0; b < g.outBlocks; ++b) {
-      Block n0 = zero, n1 = zero, n2 = zero, n3 = zero;
-      PoolStride1Block4<Layout>(d, base, pitch, n, g, b + 1, n0, n1, n2, n3);
-      const size_t o = B * b;
-      const Pad q0 = Layout::template Padded<kPX, kX>(d, p0, r0, n0);
-      Layout::Store(d, window(p0, q0, o), out + o, avail - o);
-      const Pad q1 = Layout::template Padded<kPX, kX>(d, p1, r1, n1);
-      const auto o1 = window(p1, q1, o);
-      const Pad q2 = Layout::template Padded<kPX, kX>(d, p2, r2, n2);
-      const auto o2 = window(p2, q2, o);
-      const Pad q3 = Layout::template Padded<kPX, kX>(d, p3, r3, n3);
-      const auto o3 = window(p3, q3, o);
-      if (b == 0) {
-        first1 = o1;
-        first2 = o2;
-        first3 = o3;
-      } else {
-        Layout::Store(d, o1, out + dstW + o, avail - dstW - o);
-        Layout::Store(d, o2, out + 2 * dstW + o, avail - 2 * dstW - o);
-        Layout::Store(d, o3, out + 3 * dstW + o, avail - 3 * dstW - o);
+    if constexpr (kRows == 4) {
+      // Rows 0-3 of the group (PoolStride1Block4).
+      Block r0 = zero, r1 = zero, r2 = zero, r3 = zero;
+      PoolStride1Block4<Layout>(d, base, pitch, n, g, 0, r0, r1, r2, r3);
+      Pad p0 = Layout::template Padded<kPX, kX>(d, zeroPad, zero, r0);
+      Pad p1 = Layout::template Padded<kPX, kX>(d, zeroPad, zero, r1);
+      Pad p2 = Layout::template Padded<kPX, kX>(d, zeroPad, zero, r2);
+      Pad p3 = Layout::template Padded<kPX, kX>(d, zeroPad, zero, r3);
+      auto first1 = Layout::OutZero(d), first2 = first1, first3 = first1;
+      for (size_t b = 0; b < g.outBlocks; ++b) {
+        Block n0 = zero, n1 = zero, n2 = zero, n3 = zero;
+        PoolStride1Block4<Layout>(d, base, pitch, n, g, b + 1, n0, n1, n2, n3);
+        const size_t o = B * b;
+        const Pad q0 = Layout::template Padded<kPX, kX>(d, p0, r0, n0);
+        Layout::Store(d, window(p0, q0, o), out + o, avail - o);
+        const Pad q1 = Layout::template Padded<kPX, kX>(d, p1, r1, n1);
+        const auto o1 = window(p1, q1, o);
+        const Pad q2 = Layout::template Padded<kPX, kX>(d, p2, r2, n2);
+        const auto o2 = window(p2, q2, o);
+        const Pad q3 = Layout::template Padded<kPX, kX>(d, p3, r3, n3);
+        const auto o3 = window(p3, q3, o);
+        if (b == 0) {
+          first1 = o1;
+          first2 = o2;
+          first3 = o3;
+        } else {
+          Layout::Store(d, o1, out + dstW + o, avail - dstW - o);
+          Layout::Store(d, o2, out + 2 * dstW + o, avail - 2 * dstW - o);
+          Layout::Store(d, o3, out + 3 * dstW + o, avail - 3 * dstW - o);
+        }
+        r0 = n0;
+        r1 = n1;
+        r2 = n2;
+        r3 = n3;
+        p0 = q0;
+        p1 = q1;
+        p2 = q2;
+        p3 = q3;
       }
-      r0 = n0;
-      r1 = n1;
-      r2 = n2;
-      r3 = n3;
-      p0 = q0;
-      p1 = q1;
-      p2 = q2;
-      p3 = q3;
+      Layout::Store(d, first1, out + dstW, avail - dstW);
+      Layout::Store(d, first2, out + 2 * dstW, avail - 2 * dstW);
+      Layout::Store(d, first3, out + 3 * dstW, avail - 3 * dstW);
+    } else {
+      // Row blocks b and padded blocks b (padA, padB) of rows A and B. (Every
+      // Block starts as a copy: its implicit default constructor lies outside
+      // the target's attributes, which NEON builds reject.)
+      Block rowA = zero, rowB = zero;
+      PoolStride1Block<Layout, kRows == 2>(d, base, pitch, n, g, 0, rowA, rowB);
+      Pad padA = Layout::template Padded<kPX, kX>(d, zeroPad, zero, rowA), padB = padA;
+      if constexpr (kRows == 2) padB = Layout::template Padded<kPX, kX>(d, zeroPad, zero, rowB);
+      auto firstB = Layout::OutZero(d);
+      for (size_t b = 0; b < g.outBlocks; ++b) {
+        Block rowA1 = zero, rowB1 = zero;
+        PoolStride1Block<Layout, kRows == 2>(d, base, pitch, n, g, b + 1, rowA1, rowB1);
+        const Pad padA1 = Layout::template Padded<kPX, kX>(d, padA, rowA, rowA1);
+        const size_t o = B * b;
+        Layout::Store(d, window(padA, padA1, o), out + o, avail - o);
+        if constexpr (kRows == 2) {
+          const Pad padB1 = Layout::template Padded<kPX, kX>(d, padB, rowB, rowB1);
+          const auto outB = window(padB, padB1, o);
+          if (b == 0) {
+            firstB = outB;
+          } else {
+            Layout::Store(d, outB, out + dstW + o, avail - dstW - o);
+          }
+          rowB = rowB1;
+          padB = padB1;
+        }
+        rowA = rowA1;
+        padA = padA1;
+      }
+      if constexpr (kRows == 2) Layout::Store(d, firstB, out + dstW, avail - dstW);
     }
-    Layout::Store(d, first1, out + dstW, avail - dstW);
-    Layout::Store(d, first2, out + 2 * dstW, avail - 2 * dstW);
-    Layout::Store(d, first3, out + 3 * dstW, avail - 3 * dstW);
   }
 }
 
@@ -552,7 +533,7 @@ HWY_INLINE bool PoolNchwStride1Fits(D d, const detail::PoolArgs<typename Cfg::El
 // even and odd columns by a shift and a mask, BF16LanesToF32), summed down
 // the rows, then across (PoolWholeColumns / PoolColumnPairs), and stored
 // (bf16: one vector of lanes, F32ToBF16Lanes). Stride-1 rows go four
-// (PoolStride1Rows4) or two at a time, sharing the rows their windows have
+// (PoolStride1Rows, kRows 4) or two at a time, sharing the rows their windows have
 // in common; one call runs all of a plane's unclipped rows. Windows with a
 // row whose loads would leave src read zero-padded copies.
 template <class Cfg, class D>
@@ -643,7 +624,7 @@ void PoolNchwStride1(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
           base = copies;
           pitch = span;
         }
-        PoolStride1Rows<Layout, kX, kPX, false>(d, base, pitch, n, 1, 0, g, tabFor(n),
+        PoolStride1Rows<Layout, kX, kPX, 1>(d, base, pitch, n, 1, 0, g, tabFor(n),
                                                        scale, dst + o, dstW, 0, dstTotal - o);
       };
       for (size_t dc = a.begin; dc < a.end; ++dc) {
@@ -665,16 +646,16 @@ void PoolNchwStride1(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
           while (count > 0 && !safe(lastRow(count))) --count;
           if (count > 0 && fours) {
             if constexpr (kPoolStride1Fours<Layout>) {
-              PoolStride1Rows4<Layout, kX, kPX>(d, src + first, W, kY, count, 4 * W, g,
-                                                tabFor(kY), scale, dst + o, dstW, 4 * dstW,
-                                                dstTotal - o);
+              PoolStride1Rows<Layout, kX, kPX, 4>(d, src + first, W, kY, count, 4 * W, g,
+                                                  tabFor(kY), scale, dst + o, dstW, 4 * dstW,
+                                                  dstTotal - o);
             }
           } else if (count > 0 && pairs) {
-            PoolStride1Rows<Layout, kX, kPX, true>(d, src + first, W, kY, count, 2 * W,
+            PoolStride1Rows<Layout, kX, kPX, 2>(d, src + first, W, kY, count, 2 * W,
                                                           g, tabFor(kY), scale, dst + o, dstW,
                                                           2 * dstW, dstTotal - o);
           } else if (count > 0) {
-            PoolStride1Rows<Layout, kX, kPX, false>(d, src + first, W, kY, count,
+            PoolStride1Rows<Layout, kX, kPX, 1>(d, src + first, W, kY, count,
                                                            a.sY * W, g, tabFor(kY), scale,
                                                            dst + o, dstW, dstW, dstTotal - o);
           }
