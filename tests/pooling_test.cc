@@ -249,8 +249,10 @@ std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
   // permutations): rows of 2N to 4N lanes of every width, so that chunks lie
   // inside the row and at both edges; windows of 1 to 3 rows, clipped on the
   // left (padding) and the right (ceil sizes); 2 and 3 taps straight from
-  // src, 4 taps through the row buffer.
-  for (size_t C : {1, 2, 3, 5})
+  // src, 4 taps through the row buffer. Where no two-table permutation
+  // serves, 1 to 4 channels take the strided rows and, on AVX2, bf16/f16
+  // averages of 3 or 4 channels the pixel-pair rows.
+  for (size_t C : {1, 2, 3, 4, 5})
     for (size_t kX : {2, 3, 4})
       for (size_t sX : {2, 3}) {
         v.push_back(Geom2D(C, 6, 200 / C + kX + sX, 3, kX, 2, sX, 1, kX - 1, false, true));

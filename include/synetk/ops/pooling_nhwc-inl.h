@@ -1,6 +1,8 @@
 // Copyright synetk authors. SPDX-License-Identifier: MIT
 // Pooling in NHWC (per target): flat rows (stride 1), 3-channel planar rows,
-// pick rows, the stem rows of 3-wide stride-2 windows, and the driver.
+// strided and pixel-pair rows (few channels, stride >= 2, without two-table
+// permutations), pick rows, the stem rows of 3-wide stride-2 windows, and
+// the driver.
 
 #if defined(SYNETK_OPS_POOLING_NHWC_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef SYNETK_OPS_POOLING_NHWC_INL_H_
@@ -12,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <type_traits>
 #include <vector>
 
@@ -168,6 +171,122 @@ HWY_NOINLINE void PoolNhwcPlanarRow(D d, const typename Ops::L* HWY_RESTRICT R, 
     PoolStoreDst<Ops>(d, hn::LoadU(d, outRow + j), out + j, avail - j);
   }
 }
+
+// NHWC with at most 4 channels and strideX 2 to 4 where no two-table
+// permutation serves the lanes (8- and 16-bit keys on AVX2, 32-bit lanes on
+// 128-bit vectors), on vectors of one or two 128-bit blocks: the padded
+// row's vertical step R is reduced flat, H[x] = R[x] (+) R[x + C] (+) ...
+// (kX taps), and the outputs are the positions x with x % (sX*C) < C, in
+// order (output (x / (sX*C))*C + x % (sX*C)). One byte shuffle moves each
+// 128-bit block's outputs to its first lanes (idx, a vector per phase), and
+// each block is stored whole at the next output: counts[2*phase + block] of
+// its lanes are outputs, the lanes after them land on outputs written
+// later. The pattern repeats every P vectors. (3x224x224 3x3 s2 p1 on Zen
+// 3, AVX2, against the planar rows, split into channel planes and
+// interleaved back: u8 max 19.6 -> 13.6 us, bf16 max 64 -> 41 us.)
+#if HWY_TARGET != HWY_SCALAR  // (no UpperHalf; not taken on 1-lane vectors)
+// The keys of PoolNhwcStridedRow's max as elements' bits (16-bit floats'
+// keys map back; the integers are their own).
+template <class Ops, class D>
+HWY_INLINE hn::Vec<D> PoolKeyBits(D d, hn::Vec<D> v) {
+  if constexpr (std::is_same_v<typename Ops::L, int16_t>) return Ops::Key16(d, v);
+  return v;
+}
+
+template <class Ops, size_t kTaps, class D, typename T>
+HWY_NOINLINE void PoolNhwcStridedRow(D d, const typename Ops::L* HWY_RESTRICT R, size_t C,
+                                     size_t kX, size_t positions, const uint8_t* idx,
+                                     const uint8_t* counts, size_t P,
+                                     const typename Ops::L* HWY_RESTRICT scales,
+                                     typename Ops::L scale, T* HWY_RESTRICT out, size_t avail) {
+  using L = typename Ops::L;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  const hn::Repartition<uint8_t, D> d8;
+  const hn::Half<D> dh;
+  const size_t bytes = N * sizeof(L);
+  const bool twoBlocks = bytes == 32;
+  size_t o = 0, x = 0;
+  while (x < positions) {
+    for (size_t j = 0; j < P && x < positions; ++j, x += N) {
+      V h = hn::LoadU(d, R + x);
+      // Taps in order, as the other rows add them.
+      if constexpr (kTaps != 0) {
+        for (size_t k = 1; k < kTaps; ++k) h = Ops::Combine(h, hn::LoadU(d, R + x + k * C));
+      } else {
+        for (size_t k = 1; k < kX; ++k) h = Ops::Combine(h, hn::LoadU(d, R + x + k * C));
+      }
+      h = hn::BitCast(d, hn::TableLookupBytes(hn::BitCast(d8, h), hn::LoadU(d8, idx + j * bytes)));
+      const size_t o1 = o + counts[2 * j];
+      if constexpr (sizeof(L) <= 2) {
+        // Max keys (no scaling), both blocks stored at once where they fit
+        // (o1 + N/2 <= o + N), converted once.
+        if (twoBlocks && HWY_LIKELY(o + N <= avail)) {
+          const V bits = PoolKeyBits<Ops>(d, h);
+          hn::StoreU(bits, d, reinterpret_cast<L*>(out + o));
+          hn::StoreU(hn::UpperHalf(dh, bits), dh, reinterpret_cast<L*>(out + o1));
+          o = o1 + counts[2 * j + 1];
+          continue;
+        }
+      }
+      if constexpr (!Ops::kOrderFree) {
+        h = PoolScale(d, h, scales ? hn::LoadU(d, scales + o) : hn::Set(d, scale));
+      }
+      PoolStoreDst<Ops>(d, h, out + o, avail - o);
+      o = o1;
+      // (The row's last vector counts positions past the row as outputs too:
+      // past the call's last output, nothing is stored.)
+      if (twoBlocks && o < avail) {
+        auto u = hn::UpperHalf(dh, h);
+        if constexpr (!Ops::kOrderFree) {
+          u = PoolScale(dh, u, scales ? hn::LoadU(dh, scales + o) : hn::Set(dh, scale));
+        }
+        PoolStoreDst<Ops>(dh, u, out + o, avail - o);
+        o += counts[2 * j + 1];
+      }
+    }
+  }
+}
+#endif
+
+#if HWY_TARGET == HWY_AVX2
+// NHWC bf16/f16 averages of 3 or 4 channels with strideX >= 2 on AVX2's 8
+// fp32 lanes, where a chunk of PoolNhwcPickRow holds 2 output pixels but
+// takes kX two-table permutations (two vpermps and a blend each): each 128-bit
+// half holds one output pixel, whose taps are 4-lane loads from the padded
+// row's vertical step R (pixel p's window from R + p*sX*C on), and one
+// permutation closes up 3 channels: 2 pixels per vector, as in the pick
+// rows, with one vpermps in place of kX two-table permutations (3x224x224
+// 3x3 s2 p1 on Zen 3, bf16 average 61 -> 50 us, f16 44 -> 37 us).
+template <class Ops, size_t kTaps, class D, typename T>
+HWY_NOINLINE void PoolNhwcPixelPairRow(D d, const typename Ops::L* HWY_RESTRICT R, size_t C,
+                                       size_t sX, size_t kX, size_t dstW,
+                                       const typename Ops::L* HWY_RESTRICT scales,
+                                       typename Ops::L scale, T* HWY_RESTRICT out,
+                                       size_t avail) {
+  using V = hn::Vec<D>;
+  const hn::Half<D> dh;
+  const size_t step = sX * C;  // from one output pixel's window to the next
+  // 3 channels: lanes 0-2 and 4-6 to 0-5; 4: as they are.
+  alignas(32) static constexpr int32_t kClose[2][8] = {{0, 1, 2, 4, 5, 6, 7, 7},
+                                                       {0, 1, 2, 3, 4, 5, 6, 7}};
+  const auto close = hn::SetTableIndices(d, kClose[C == 3 ? 0 : 1]);
+  const V sc = hn::Set(d, scale);
+  for (size_t p = 0; p < dstW; p += 2) {
+    const typename Ops::L* r = R + p * step;
+    const auto tap = [dh, d, r, step](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      return hn::Combine(d, hn::LoadU(dh, r + step + k), hn::LoadU(dh, r + k));
+    };
+    V h = tap(0);
+    const size_t taps = kTaps != 0 ? kTaps : kX;  // (0: kX, not unrolled)
+    for (size_t k = 1; k < taps; ++k) h = Ops::Combine(h, tap(k * C));
+    h = hn::TableLookupLanes(h, close);
+    if constexpr (!Ops::kOrderFree) h = PoolScale(d, h, scales ? hn::LoadU(d, scales + p * C) : sc);
+    // Lanes past the pixel pair land on outputs written later.
+    PoolStoreDst<Ops>(d, h, out + p * C, avail - p * C);
+  }
+}
+#endif
 
 // NHWC with few channels and strideX >= 2 (images: 3 channels), where
 // kPoolHasTwoTables. Chunk c covers `step` = P*C outputs (P whole pixels,
@@ -494,11 +613,35 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       }
     }
   }
+  // At most 4 channels, strided, where no two-table permutation serves the
+  // lanes, on vectors of one or two 128-bit blocks: PoolNhwcStridedRow, its
+  // pattern repeating every stridedPhases vectors (0: not taken).
+  size_t stridedPhases = 0;
+  if constexpr (!kPoolHasTwoTables<L> && HWY_TARGET != HWY_SCALAR) {
+    const size_t bytes = N * sizeof(L);
+    if (!pool3d && C <= 4 && sX >= 2 && sX <= 4 && kX <= 7 && (bytes == 16 || bytes == 32)) {
+      stridedPhases = sX * C / std::gcd(N, sX * C);
+    }
+  }
+  const bool strided = stridedPhases != 0;
+  // 16-bit averages of 3 or 4 channels, strided, on AVX2: PoolNhwcPixelPairRow.
+  // (fp32 keeps the pick rows, which read src directly: max 3x224x224 3x3 s2
+  // p1 lost 13% here, the average nothing.)
+  bool pixelPairs = false;
+#if HWY_TARGET == HWY_AVX2
+  if constexpr (sizeof(L) == 4 && sizeof(T) == 2) {
+    if (!pool3d && (C == 3 || C == 4) && sX >= 2 && kX <= 7) {
+      pixelPairs = true;
+      pickPixels = 0;
+      pickCarry = false;
+    }
+  }
+#endif
   const bool pick = pickPixels >= 2;
   // Otherwise 3 channels, strided: the row is split into channel planes
   // (3N-lane LoadInterleaved3 reads, hence 3N more lanes of padding) and each
   // plane pooled like an NCHW row, N output pixels per vector.
-  const bool planar = !pick && C == 3 && sX != 1 && !pool3d && kX <= kPoolStackedMaxKernel;
+  const bool planar = !pick && !strided && !pixelPairs && C == 3 && sX != 1 && !pool3d && kX <= kPoolStackedMaxKernel;
   // Stride 1 (2D, small kernel): output element j of a row reads R[j + k*C],
   // so the row is one flat pass however few channels there are.
   const size_t rowOut = dstW * C;
@@ -522,7 +665,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   L* widths = nullptr;
   size_t widthsLen = 0;
   if constexpr (!Cfg::isMax) {
-    if ((flat || pick) && excludePad) {
+    if ((flat || pick || strided || pixelPairs) && excludePad) {
       widths = PoolWidthsPerElement(d, rowOut, C, [&](size_t dx) {
         return detail::PoolWindow(dx, sX, pX, kX, W).Size();
       });
@@ -546,6 +689,27 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       for (size_t c = 0; c < C; ++c) {             // cost as much as a row)
         pickLanes[m++] = static_cast<U>(p * sX * C + c);
       }
+    }
+  }
+  // PoolNhwcStridedRow's byte shuffle of each phase (a vector) and the
+  // output count of each of its blocks.
+  const size_t stridedBytes = N * sizeof(L), blockLanes = 16 / sizeof(L);
+  uint8_t* stridedIdx =
+      strided ? PoolScratch<uint8_t, 6>(stridedPhases * (stridedBytes + 2)) : nullptr;
+  uint8_t* stridedCounts = strided ? stridedIdx + stridedPhases * stridedBytes : nullptr;
+  for (size_t j = 0; j < stridedPhases; ++j) {
+    for (size_t b = 0; b * 16 < stridedBytes; ++b) {
+      uint8_t* blockIdx = stridedIdx + j * stridedBytes + b * 16;
+      size_t n = 0;
+      for (size_t i = 0; i < blockLanes; ++i) {
+        if ((j * N + b * blockLanes + i) % (sX * C) >= C) continue;
+        for (size_t t = 0; t < sizeof(L); ++t) {
+          blockIdx[n * sizeof(L) + t] = static_cast<uint8_t>(i * sizeof(L) + t);
+        }
+        ++n;
+      }
+      stridedCounts[2 * j + b] = static_cast<uint8_t>(n);
+      std::fill(blockIdx + n * sizeof(L), blockIdx + 16, uint8_t{0});
     }
   }
   const size_t dxUp = PoolRoundUp(dstW, N);
@@ -582,7 +746,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   L* row = R + pX * C;
   const hn::CappedTag<L, 1> d1;
   // The stem rows' shared columns; their loads reach this far past a row.
-  const bool stem = !pool3d && !flat && !planar && !pick && kX == 3 && sX == 2 && a.kY <= 3;
+  const bool stem = !pool3d && !flat && !planar && !pick && !strided && !pixelPairs && kX == 3 && sX == 2 && a.kY <= 3;
   L* carry = stem ? PoolScratch<L, 4>(PoolRoundUp(C, N)) : nullptr;
   const size_t stemReach = rowElems - C + PoolRoundUp(C, N);
   for (size_t dy = a.begin; dy < a.end; ++dy) {
@@ -719,6 +883,44 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       continue;
     }
     vertical();
+#if HWY_TARGET == HWY_AVX2
+    if constexpr (sizeof(L) == 4) {
+      if (pixelPairs) {
+        const size_t base = dy * rowOut;
+        const auto run = [&](auto taps) HWY_ATTR {
+          PoolNhwcPixelPairRow<Ops, decltype(taps)::value>(
+              d, R, C, sX, kX, dstW, scalesFor(wy.Size()), static_cast<L>(a.scale), dst + base,
+              dstTotal - base);
+        };
+        if (kX == 3) {
+          run(std::integral_constant<size_t, 3>());
+        } else {
+          run(std::integral_constant<size_t, 0>());
+        }
+        continue;
+      }
+    }
+#endif
+#if HWY_TARGET != HWY_SCALAR
+    {
+      if (strided) {
+        const size_t base = dy * rowOut;
+        const auto run = [&](auto taps) HWY_ATTR {
+          PoolNhwcStridedRow<Ops, decltype(taps)::value>(
+              d, R, C, kX, (dstW - 1) * sX * C + C, stridedIdx, stridedCounts, stridedPhases,
+              scalesFor(wy.Size()), static_cast<L>(a.scale), dst + base, dstTotal - base);
+        };
+        if (kX == 3) {
+          run(std::integral_constant<size_t, 3>());
+        } else if (kX == 2) {
+          run(std::integral_constant<size_t, 2>());
+        } else {
+          run(std::integral_constant<size_t, 0>());
+        }
+        continue;
+      }
+    }
+#endif
     if (flat) {
       flatRow(R, dy, Natural());
       continue;
