@@ -229,10 +229,13 @@ HWY_NOINLINE void PoolNhwcStridedRow(D d, const typename Ops::L* HWY_RESTRICT R,
           continue;
         }
       }
+      // Averages scale each block by its own outputs' scales: the upper
+      // block is taken from h unscaled.
+      V first = h;
       if constexpr (!Ops::kOrderFree) {
-        h = PoolScale(d, h, scales ? hn::LoadU(d, scales + o) : hn::Set(d, scale));
+        first = PoolScale(d, h, scales ? hn::LoadU(d, scales + o) : hn::Set(d, scale));
       }
-      PoolStoreDst<Ops>(d, h, out + o, avail - o);
+      PoolStoreDst<Ops>(d, first, out + o, avail - o);
       o = o1;
       // (The row's last vector counts positions past the row as outputs too:
       // past the call's last output, nothing is stored.)
