@@ -184,6 +184,20 @@ HWY_NOINLINE void PoolNhwcPlanarRow(D d, const typename Ops::L* HWY_RESTRICT R, 
 // later. The pattern repeats every P vectors. (3x224x224 3x3 s2 p1 on Zen
 // 3, AVX2, against the planar rows, split into channel planes and
 // interleaved back: u8 max 19.6 -> 13.6 us, bf16 max 64 -> 41 us.)
+// f(std::integral_constant<size_t, n>()) with n = kX for the 2- and 3-wide
+// windows the strided and pixel-pair rows unroll, else n = 0 (their taps
+// loop to kX): two instances each, not PoolWithTapCount's seven.
+template <class F>
+HWY_INLINE void PoolWithTaps23(size_t kX, const F& f) {
+  if (kX == 3) {
+    f(std::integral_constant<size_t, 3>());
+  } else if (kX == 2) {
+    f(std::integral_constant<size_t, 2>());
+  } else {
+    f(std::integral_constant<size_t, 0>());
+  }
+}
+
 #if HWY_TARGET != HWY_SCALAR  // (no UpperHalf; not taken on 1-lane vectors)
 // The keys of PoolNhwcStridedRow's max as elements' bits (16-bit floats'
 // keys map back; the integers are their own).
@@ -211,11 +225,8 @@ HWY_NOINLINE void PoolNhwcStridedRow(D d, const typename Ops::L* HWY_RESTRICT R,
     for (size_t j = 0; j < P && x < positions; ++j, x += N) {
       V h = hn::LoadU(d, R + x);
       // Taps in order, as the other rows add them.
-      if constexpr (kTaps != 0) {
-        for (size_t k = 1; k < kTaps; ++k) h = Ops::Combine(h, hn::LoadU(d, R + x + k * C));
-      } else {
-        for (size_t k = 1; k < kX; ++k) h = Ops::Combine(h, hn::LoadU(d, R + x + k * C));
-      }
+      const size_t taps = kTaps != 0 ? kTaps : kX;  // (0: kX, not unrolled)
+      for (size_t k = 1; k < taps; ++k) h = Ops::Combine(h, hn::LoadU(d, R + x + k * C));
       h = hn::BitCast(d, hn::TableLookupBytes(hn::BitCast(d8, h), hn::LoadU(d8, idx + j * bytes)));
       const size_t o1 = o + counts[2 * j];
       if constexpr (sizeof(L) <= 2) {
@@ -895,11 +906,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
               d, R, C, sX, kX, dstW, scalesFor(wy.Size()), static_cast<L>(a.scale), dst + base,
               dstTotal - base);
         };
-        if (kX == 3) {
-          run(std::integral_constant<size_t, 3>());
-        } else {
-          run(std::integral_constant<size_t, 0>());
-        }
+        PoolWithTaps23(kX, run);
         continue;
       }
     }
@@ -913,13 +920,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
               d, R, C, kX, (dstW - 1) * sX * C + C, stridedIdx, stridedCounts, stridedPhases,
               scalesFor(wy.Size()), static_cast<L>(a.scale), dst + base, dstTotal - base);
         };
-        if (kX == 3) {
-          run(std::integral_constant<size_t, 3>());
-        } else if (kX == 2) {
-          run(std::integral_constant<size_t, 2>());
-        } else {
-          run(std::integral_constant<size_t, 0>());
-        }
+        PoolWithTaps23(kX, run);
         continue;
       }
     }
