@@ -279,17 +279,15 @@ TEMPLATE_TEST_CASE("pooling average matches the reference on every target", "[po
   });
 }
 
-// NCHW averages with stride 1 along W straight from src (PoolNchwStride1:
-// fp32 and f16 rows in whole vectors, bf16 rows as pairs of columns): widths
-// about one, two and three blocks for each vector width (blocks of 4 to 32
-// columns), kernels 1..7 padded 0 or kX / 2, rows in fours and pairs (stride
-// 1) and one by one (stride 2, one-row windows, rows left over), windows
-// clipped above and below, ceil sizes, and the last rows of src (read
-// through copies).
-TEMPLATE_TEST_CASE("pooling averages with stride 1 along rows", "[pooling]", bfloat16_t, float,
-                   float16_t) {
+// NCHW with stride 1 along W straight from src (PoolNchwStride1: fp32 and
+// f16 sums and max keys in whole vectors, bf16 sums as pairs of columns):
+// the given widths, kernels 1..7 padded 0 or kX / 2, rows in fours and pairs
+// (stride 1) and one by one (stride 2, one-row windows, rows left over),
+// windows clipped above and below, ceil sizes, and the last rows of src
+// (read through copies).
+std::vector<PoolGeom> Stride1Geometries(std::initializer_list<size_t> widths) {
   std::vector<PoolGeom> geoms;
-  for (size_t W : {4, 5, 8, 9, 16, 17, 31, 32, 33, 65, 97})
+  for (size_t W : widths)
     for (size_t kX = 1; kX <= 7; ++kX)
       for (size_t pX : {size_t{0}, kX / 2}) {
         if (kX == 1 && pX == 0 && !geoms.empty() && geoms.back().kX == 1) continue;
@@ -298,10 +296,31 @@ TEMPLATE_TEST_CASE("pooling averages with stride 1 along rows", "[pooling]", bfl
         geoms.push_back(Geom2D(1, 6, W, 1, kX, 1, 1, 0, pX, false, false));
         geoms.push_back(Geom2D(2, 12, W, 7, kX, 1, 1, 3, pX, false, true));
       }
+  return geoms;
+}
+
+// Averages: widths about one, two and three blocks for each vector width
+// (blocks of 4 to 32 columns).
+TEMPLATE_TEST_CASE("pooling averages with stride 1 along rows", "[pooling]", bfloat16_t, float,
+                   float16_t) {
+  const auto geoms = Stride1Geometries({4, 5, 8, 9, 16, 17, 31, 32, 33, 65, 97});
   SYNETK_FOR_EACH_TARGET([&] {
     for (const auto& g : geoms)
       for (const bool excludePad : {true, false})
         CheckAverage<TestType>(g, excludePad, PoolRandom<TestType>(g.SrcSize()));
+  });
+}
+
+// Max: 8-bit keys from one block of 16 to 64 columns on, 16- and 32-bit
+// keys from four blocks (of 4 to 32 columns) on, and about those widths.
+TEMPLATE_TEST_CASE("pooling max with stride 1 along rows", "[pooling]", float, bfloat16_t,
+                   float16_t, uint8_t, int8_t) {
+  const auto geoms = sizeof(TestType) == 1 ? Stride1Geometries({16, 17, 31, 33, 63, 64, 65, 129})
+                     : sizeof(TestType) == 2
+                         ? Stride1Geometries({31, 32, 33, 63, 65, 127, 128, 150})
+                         : Stride1Geometries({15, 16, 17, 31, 33, 64, 65, 97});
+  SYNETK_FOR_EACH_TARGET([&] {
+    for (const auto& g : geoms) CheckMax<TestType>(g, false, PoolRandom<TestType>(g.SrcSize()));
   });
 }
 

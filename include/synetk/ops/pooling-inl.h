@@ -14,8 +14,8 @@
 // Shortcuts: 2x2 stride-2 windows on inputs that pair up exactly skip R
 // (PoolNchwPairs / PoolNhwcPairs), and so do NCHW stride-2 windows that tile
 // even rows (PoolNchwHalfWidth) and NHWC 3-wide stride-2 windows
-// (PoolNhwcStemRow), and NCHW fp32, f16 and bf16 averages of stride 1 along
-// W (PoolNchwStride1: bf16 rows split into even and odd columns); NHWC with 3
+// (PoolNhwcStemRow), and NCHW averages and max of stride 1 along W
+// (PoolNchwStride1: bf16 averages' rows split into even and odd columns); NHWC with 3
 // channels and strideX > 1 pools channel planes split from R; NCHW global
 // pooling reduces each plane without R
 // (max: flat; average: column sums, then the columns in order).

@@ -1,9 +1,9 @@
 // Copyright synetk authors. SPDX-License-Identifier: MIT
-// NCHW averages with stride 1 along W, straight from src (per target): no
-// row buffer, rows summed in registers, four or two output rows at a time.
-// fp32 and f16 rows go in whole vectors; bf16 rows are read as 32-bit lanes
-// whose halves are the even and odd columns, and stay in that form until
-// the store.
+// NCHW averages and max with stride 1 along W, straight from src (per
+// target): no row buffer, rows reduced in registers, four or two output rows
+// at a time. Max keys and fp32 and f16 sums go in whole vectors; bf16
+// averages' rows are read as 32-bit lanes whose halves are the even and odd
+// columns, and stay in that form until the store.
 
 #if defined(SYNETK_OPS_POOLING_NCHW_STRIDE1_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef SYNETK_OPS_POOLING_NCHW_STRIDE1_INL_H_
@@ -29,15 +29,15 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Windows of more rows than this take the other paths.
 inline constexpr size_t kPoolStride1MaxRows = 16;
 
-// Element types with a PoolNchwStride1 path: fp32 and f16 (promoted at
-// every load) in whole vectors, bf16 as column pairs (PoolOps::kBF16Pairs).
-// (f16 ran slower than the stacked rows until the fp32 taps left the row
-// unmoved and rows went four at a time, stop 47: 32x64x64 5x5 s1 p2 32 ->
-// 41 us in stop 46; 32.2 -> 31.2 now, 3x3 p1 27.0 -> 23.1.)
+// Element types with a PoolNchwStride1 path: every max key, fp32 and f16
+// averages (promoted at every load) in whole vectors, bf16 averages as
+// column pairs (PoolOps::kBF16Pairs). (f16 ran slower than the stacked rows
+// until the fp32 taps left the row unmoved and rows went four at a time,
+// stop 47: 32x64x64 5x5 s1 p2 32 -> 41 us in stop 46; 32.2 -> 31.2 now, 3x3
+// p1 27.0 -> 23.1.)
 template <class Cfg>
 inline constexpr bool kPoolStride1Type =
-    !Cfg::isMax &&
-    (PoolOps<Cfg>::kBF16Pairs || std::is_same_v<typename Cfg::Elem, float> ||
+    (Cfg::isMax || PoolOps<Cfg>::kBF16Pairs || std::is_same_v<typename Cfg::Elem, float> ||
      std::is_same_v<typename Cfg::Elem, hwy::float16_t>) &&
     HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE;
 
@@ -51,6 +51,7 @@ struct PoolStride1Geom {
   // The lanes of the tail block (loadBlocks - 1) that lie in the row (bf16:
   // the even columns', then the odd ones'): all ones, the others zero.
   const uint32_t* tailMask;
+  size_t tailLanes;  // how many (whole columns: the first ones)
 };
 
 // Lanes moved up k: {prev, cur}'s lanes N - k .. 2N - k - 1.
@@ -75,17 +76,18 @@ HWY_INLINE void PoolEvenOddPairTaps(D d, hn::Vec<D> p, hn::Vec<D> pNext, hn::Vec
   (PoolEvenOddPairTap<kX, kJ + 1>(d, p, pNext, f0, f1), ...);
 }
 
-// The two forms of a block of column sums (PoolStride1Geom), each with Load
-// (one row's block at p), Add, Zero, Clip (lanes outside the row to +0 by a
-// mask: a lane's sum involves only its own column), Padded<kPX, kX> (the
-// Pad, PadOf<kX, kPX>, of block b: what its outputs need of the padded row,
-// from block b - 1's Pad and the row's blocks b - 1 and b; ZeroPad before
-// the row), Window<kX, kPX> (the block's outputs from its Pad and the next,
-// scaled by the lanes at tab or by scaleAll) and Store (Lanes * kVectors
-// outputs, `avail` writable).
+// The two forms of a block of column sums or maxima (PoolStride1Geom), each
+// with Load (one row's block at p), Add (Ops::Combine), Identity, Clip
+// (lanes outside the row to the identity: a lane's sum involves only its own
+// column), Padded<kPX, kX> (the Pad, PadOf<kX, kPX>, of block b: what its
+// outputs need of the padded row, from block b - 1's Pad and the row's
+// blocks b - 1 and b; IdentityPad before the row), Window<kX, kPX> (the
+// block's outputs from its Pad and the next, averages scaled by the lanes at
+// tab or by scaleAll) and Store (Lanes * kVectors outputs, `avail`
+// writable).
 
-// fp32: one vector of N columns. Output x of block b sums the row's columns
-// x + k - kPX, k < kX: lanes of the row's blocks b - 1, b and b + 1 moved by
+// Whole vectors (fp32 sums, max keys): N columns. Output x of block b sums
+// the row's columns x + k - kPX, k < kX: lanes of the row's blocks b - 1, b and b + 1 moved by
 // up to N lanes (kX <= N + 1), so the padded block carries those blocks
 // instead of moving the row first. Symmetric windows of 4 or 5 columns add
 // pair sums P[x] = R[x] + R[x + 1] (computed once per block) at the offsets
@@ -108,24 +110,28 @@ struct PoolWholeColumns {
   static HWY_INLINE Block Load(D d, const T* p) {
     return {Ops::Load(d, p)};
   }
-  static HWY_INLINE Block Add(Block a, Block b) { return {hn::Add(a.v, b.v)}; }
-  static HWY_INLINE Block Zero(D d) { return {hn::Zero(d)}; }
-  static HWY_INLINE Block Clip(D d, Block a, const uint32_t* mask) {
-    const hn::RebindToUnsigned<D> du;
-    return {hn::And(a.v, hn::BitCast(d, hn::Load(du, mask)))};
+  static HWY_INLINE Block Add(Block a, Block b) { return {Ops::Combine(a.v, b.v)}; }
+  static HWY_INLINE Block Identity(D d) { return {Ops::Identity(d)}; }
+  static HWY_INLINE Block Clip(D d, Block a, const PoolStride1Geom& g) {
+    if constexpr (Ops::kDivides) {
+      const hn::RebindToUnsigned<D> du;
+      return {hn::And(a.v, hn::BitCast(d, hn::Load(du, g.tailMask)))};
+    } else {
+      return {hn::IfThenElse(hn::FirstN(d, g.tailLanes), a.v, Ops::Identity(d))};
+    }
   }
   template <size_t kX, size_t kPX>
   static constexpr bool kPairSums = kPX == kX / 2 && (kX == 4 || kX == 5);
   template <size_t kX, size_t kPX>
   using PadOf = Pad;
   template <size_t kX, size_t kPX>
-  static HWY_INLINE Pad ZeroPad(D d) {
-    return {hn::Zero(d), hn::Zero(d)};
+  static HWY_INLINE Pad IdentityPad(D d) {
+    return {Ops::Identity(d), Ops::Identity(d)};
   }
   template <size_t kPX, size_t kX>
   static HWY_INLINE Pad Padded(D d, const Pad&, Block prev, Block cur) {
     if constexpr (kPairSums<kX, kPX>) {
-      return {hn::Add(prev.v, PoolShiftIn<1>(d, prev.v, cur.v)), cur.v};
+      return {Ops::Combine(prev.v, PoolShiftIn<1>(d, prev.v, cur.v)), cur.v};
     } else {
       return {prev.v, cur.v};
     }
@@ -143,22 +149,25 @@ struct PoolWholeColumns {
   }
   template <int kFirst, size_t... kK>
   static HWY_INLINE V Taps(D d, V acc, V prev, V cur, V next, std::index_sequence<kK...>) {
-    ((acc = hn::Add(acc, Tap<kFirst + static_cast<int>(kK)>(d, prev, cur, next))), ...);
+    ((acc = Ops::Combine(acc, Tap<kFirst + static_cast<int>(kK)>(d, prev, cur, next))), ...);
     return acc;
   }
   template <size_t kX, size_t kPX>
-  static HWY_INLINE Out Window(D d, Pad cur, Pad next, const float* tab, V scaleAll) {
+  static HWY_INLINE Out Window(D d, Pad cur, Pad next, const hn::TFromD<D>* tab, V scaleAll) {
     constexpr int kLo = -static_cast<int>(kPX);
     V sum;
     if constexpr (kPairSums<kX, kPX>) {
       // P at offsets kLo and kLo + 2 (the second is 0), then R at 2 if kX is 5.
-      sum = hn::Add(Tap<kLo>(d, cur.keep, next.keep, next.keep), next.keep);
-      if constexpr (kX == 5) sum = hn::Add(sum, Tap<2>(d, cur.keep, cur.cur, next.cur));
+      sum = Ops::Combine(Tap<kLo>(d, cur.keep, next.keep, next.keep), next.keep);
+      if constexpr (kX == 5) sum = Ops::Combine(sum, Tap<2>(d, cur.keep, cur.cur, next.cur));
     } else {
       sum = Tap<kLo>(d, cur.keep, cur.cur, next.cur);
       sum = Taps<kLo + 1>(d, sum, cur.keep, cur.cur, next.cur, std::make_index_sequence<kX - 1>());
     }
-    return PoolScale(d, sum, tab ? hn::LoadU(d, tab) : scaleAll);
+    if constexpr (Ops::kDivides) return PoolScale(d, sum, tab ? hn::LoadU(d, tab) : scaleAll);
+    (void)tab;
+    (void)scaleAll;
+    return sum;
   }
   static HWY_INLINE Out OutZero(D d) { return hn::Zero(d); }
   template <typename T>
@@ -187,11 +196,11 @@ struct PoolColumnPairs {
     return {e, o};
   }
   static HWY_INLINE Block Add(Block a, Block b) { return {hn::Add(a.e, b.e), hn::Add(a.o, b.o)}; }
-  static HWY_INLINE Block Zero(D d) { return {hn::Zero(d), hn::Zero(d)}; }
-  static HWY_INLINE Block Clip(D d, Block a, const uint32_t* mask) {
+  static HWY_INLINE Block Identity(D d) { return {hn::Zero(d), hn::Zero(d)}; }
+  static HWY_INLINE Block Clip(D d, Block a, const PoolStride1Geom& g) {
     const DU du;
-    return {hn::And(a.e, hn::BitCast(d, hn::Load(du, mask))),
-            hn::And(a.o, hn::BitCast(d, hn::Load(du, mask + hn::Lanes(d))))};
+    return {hn::And(a.e, hn::BitCast(d, hn::Load(du, g.tailMask))),
+            hn::And(a.o, hn::BitCast(d, hn::Load(du, g.tailMask + hn::Lanes(d))))};
   }
   // With kPX = 2q the padded row's even and odd columns are the row's moved
   // up q lanes; with kPX = 2q + 1 its even ones are the row's odd ones moved
@@ -213,7 +222,7 @@ struct PoolColumnPairs {
   template <size_t kX, size_t kPX>
   using PadOf = std::conditional_t<kFold<kX, kPX>, FoldPad, Block>;
   template <size_t kX, size_t kPX>
-  static HWY_INLINE PadOf<kX, kPX> ZeroPad(D d) {
+  static HWY_INLINE PadOf<kX, kPX> IdentityPad(D d) {
     const V z = hn::Zero(d);
     if constexpr (kFold<kX, kPX>) {
       return {z, z, z, z, z};
@@ -331,15 +340,15 @@ struct PoolColumnPairs {
 
 // The column sums of block b over n input rows (row r at base + r*pitch;
 // reads up to the end of the last block are allowed), columns past the row
-// zeroed. kTwo: two output rows whose windows share rows 1 .. n - 1 (rows
-// 0 .. n in all): A sums rows [0, n), B rows [1, n].
+// cleared (Clip). kTwo: two output rows whose windows share rows 1 .. n - 1
+// (rows 0 .. n in all): A sums rows [0, n), B rows [1, n].
 template <class Layout, bool kTwo, class D, typename T>
 HWY_INLINE void PoolStride1Block(D d, const T* base, size_t pitch, size_t n,
                                  const PoolStride1Geom& g, size_t b,
                                  typename Layout::Block& sumA, typename Layout::Block& sumB) {
   using Block = typename Layout::Block;
   if (b >= g.loadBlocks) {  // right padding only
-    sumA = sumB = Layout::Zero(d);
+    sumA = sumB = Layout::Identity(d);
     return;
   }
   const T* p = base + Layout::kVectors * hn::Lanes(d) * b;
@@ -353,8 +362,8 @@ HWY_INLINE void PoolStride1Block(D d, const T* base, size_t pitch, size_t n,
     for (size_t r = 1; r < n; ++r) sumA = Layout::Add(sumA, Layout::Load(d, p + r * pitch));
   }
   if (b + 1 == g.loadBlocks) {  // lanes past the row came from the next one
-    sumA = Layout::Clip(d, sumA, g.tailMask);
-    if constexpr (kTwo) sumB = Layout::Clip(d, sumB, g.tailMask);
+    sumA = Layout::Clip(d, sumA, g);
+    if constexpr (kTwo) sumB = Layout::Clip(d, sumB, g);
   }
 }
 
@@ -370,7 +379,7 @@ HWY_INLINE void PoolStride1Block4(D d, const T* base, size_t pitch, size_t n,
                                   typename Layout::Block& s2, typename Layout::Block& s3) {
   using Block = typename Layout::Block;
   if (b >= g.loadBlocks) {  // right padding only
-    s0 = s1 = s2 = s3 = Layout::Zero(d);
+    s0 = s1 = s2 = s3 = Layout::Identity(d);
     return;
   }
   const T* p = base + Layout::kVectors * hn::Lanes(d) * b;
@@ -385,10 +394,10 @@ HWY_INLINE void PoolStride1Block4(D d, const T* base, size_t pitch, size_t n,
   s2 = Layout::Add(c2, t2);
   s3 = Layout::Add(core, Layout::Add(t2, Layout::Load(d, p + (n + 2) * pitch)));
   if (b + 1 == g.loadBlocks) {  // lanes past the row came from the next one
-    s0 = Layout::Clip(d, s0, g.tailMask);
-    s1 = Layout::Clip(d, s1, g.tailMask);
-    s2 = Layout::Clip(d, s2, g.tailMask);
-    s3 = Layout::Clip(d, s3, g.tailMask);
+    s0 = Layout::Clip(d, s0, g);
+    s1 = Layout::Clip(d, s1, g);
+    s2 = Layout::Clip(d, s2, g);
+    s3 = Layout::Clip(d, s3, g);
   }
 }
 
@@ -411,15 +420,15 @@ inline constexpr bool kPoolStride1Fours =
 // first blocks of rows 1 .. kRows - 1 are stored last.
 template <class Layout, size_t kX, size_t kPX, size_t kRows, class D, typename T>
 HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, size_t groups,
-                                  size_t rowStep, const PoolStride1Geom& g, const float* tab,
-                                  float scale, T* out, size_t dstW, size_t outStep,
-                                  size_t avail) {
+                                  size_t rowStep, const PoolStride1Geom& g,
+                                  const hn::TFromD<D>* tab, hn::TFromD<D> scale, T* out,
+                                  size_t dstW, size_t outStep, size_t avail) {
   using Block = typename Layout::Block;
   using Pad = typename Layout::template PadOf<kX, kPX>;
   const size_t B = Layout::kVectors * hn::Lanes(d);
   const hn::Vec<D> scaleAll = hn::Set(d, scale);
-  const Block zero = Layout::Zero(d);
-  const Pad zeroPad = Layout::template ZeroPad<kX, kPX>(d);
+  const Block empty = Layout::Identity(d);
+  const Pad emptyPad = Layout::template IdentityPad<kX, kPX>(d);
   const auto window = [&](const Pad& cur, const Pad& next, size_t o) HWY_ATTR
                           SYNETK_LAMBDA_INLINE {
     return Layout::template Window<kX, kPX>(d, cur, next, tab ? tab + o : nullptr, scaleAll);
@@ -427,15 +436,15 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
   for (size_t grp = 0; grp < groups; ++grp, base += rowStep, out += outStep, avail -= outStep) {
     if constexpr (kRows == 4) {
       // Rows 0-3 of the group (PoolStride1Block4).
-      Block r0 = zero, r1 = zero, r2 = zero, r3 = zero;
+      Block r0 = empty, r1 = empty, r2 = empty, r3 = empty;
       PoolStride1Block4<Layout>(d, base, pitch, n, g, 0, r0, r1, r2, r3);
-      Pad p0 = Layout::template Padded<kPX, kX>(d, zeroPad, zero, r0);
-      Pad p1 = Layout::template Padded<kPX, kX>(d, zeroPad, zero, r1);
-      Pad p2 = Layout::template Padded<kPX, kX>(d, zeroPad, zero, r2);
-      Pad p3 = Layout::template Padded<kPX, kX>(d, zeroPad, zero, r3);
+      Pad p0 = Layout::template Padded<kPX, kX>(d, emptyPad, empty, r0);
+      Pad p1 = Layout::template Padded<kPX, kX>(d, emptyPad, empty, r1);
+      Pad p2 = Layout::template Padded<kPX, kX>(d, emptyPad, empty, r2);
+      Pad p3 = Layout::template Padded<kPX, kX>(d, emptyPad, empty, r3);
       auto first1 = Layout::OutZero(d), first2 = first1, first3 = first1;
       for (size_t b = 0; b < g.outBlocks; ++b) {
-        Block n0 = zero, n1 = zero, n2 = zero, n3 = zero;
+        Block n0 = empty, n1 = empty, n2 = empty, n3 = empty;
         PoolStride1Block4<Layout>(d, base, pitch, n, g, b + 1, n0, n1, n2, n3);
         const size_t o = B * b;
         const Pad q0 = Layout::template Padded<kPX, kX>(d, p0, r0, n0);
@@ -471,13 +480,13 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
       // Row blocks b and padded blocks b (padA, padB) of rows A and B. (Every
       // Block starts as a copy: its implicit default constructor lies outside
       // the target's attributes, which NEON builds reject.)
-      Block rowA = zero, rowB = zero;
+      Block rowA = empty, rowB = empty;
       PoolStride1Block<Layout, kRows == 2>(d, base, pitch, n, g, 0, rowA, rowB);
-      Pad padA = Layout::template Padded<kPX, kX>(d, zeroPad, zero, rowA), padB = padA;
-      if constexpr (kRows == 2) padB = Layout::template Padded<kPX, kX>(d, zeroPad, zero, rowB);
+      Pad padA = Layout::template Padded<kPX, kX>(d, emptyPad, empty, rowA), padB = padA;
+      if constexpr (kRows == 2) padB = Layout::template Padded<kPX, kX>(d, emptyPad, empty, rowB);
       auto firstB = Layout::OutZero(d);
       for (size_t b = 0; b < g.outBlocks; ++b) {
-        Block rowA1 = zero, rowB1 = zero;
+        Block rowA1 = empty, rowB1 = empty;
         PoolStride1Block<Layout, kRows == 2>(d, base, pitch, n, g, b + 1, rowA1, rowB1);
         const Pad padA1 = Layout::template Padded<kPX, kX>(d, padA, rowA, rowA1);
         const size_t o = B * b;
@@ -513,13 +522,18 @@ inline constexpr size_t kPoolStride1MaxX =
 // Whether PoolNchwStride1 serves a call: kPoolStride1Type, 2D, stride 1
 // along W, windows of up to kPoolStride1MaxX columns padded by 0 or kX / 2
 // (the instances) and up to kPoolStride1MaxRows rows, input and output rows
-// of a block or more.
+// of a block or more; max of 16- and 32-bit keys only on input rows of 4
+// blocks or more. (Against the stacked rows, Zen 3 AVX2, NCHW 64 planes:
+// u8 max 32x64x64 5x5 s1 p2 -25%, 56x56 3x3 p1 -21%, 33x33 -14%; f32 64x64
+// 5x5 -8%, 56x56 3x3 -2%, but 9x9 5x5 +17%, 24x24 4x4 +5%; f16 17x17 5x5
+// +12%: short rows of wider lanes pool faster stacked, several per pass.)
 template <class Cfg, class D>
 HWY_INLINE bool PoolNchwStride1Fits(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   if constexpr (kPoolStride1Type<Cfg>) {
     const size_t B = (PoolOps<Cfg>::kBF16Pairs ? 2 : 1) * hn::Lanes(d);
+    const size_t minW = Cfg::isMax && sizeof(typename PoolOps<Cfg>::L) > 1 ? 4 * B : B;
     return !a.pool3d && a.sX == 1 && a.kX <= kPoolStride1MaxX<Cfg, D> &&
-           (a.pX == 0 || a.pX == a.kX / 2) && a.kY <= kPoolStride1MaxRows && a.srcW >= B &&
+           (a.pX == 0 || a.pX == a.kX / 2) && a.kY <= kPoolStride1MaxRows && a.srcW >= minW &&
            a.dstW >= B;
   } else {
     (void)d;
@@ -528,11 +542,12 @@ HWY_INLINE bool PoolNchwStride1Fits(D d, const detail::PoolArgs<typename Cfg::El
   }
 }
 
-// NCHW averages with stride 1 along W, straight from src (no row buffer):
-// each block of a window's rows is loaded (bf16: N 32-bit lanes split into
-// even and odd columns by a shift and a mask, BF16LanesToF32), summed down
-// the rows, then across (PoolWholeColumns / PoolColumnPairs), and stored
-// (bf16: one vector of lanes, F32ToBF16Lanes). Stride-1 rows go four
+// NCHW averages and max with stride 1 along W, straight from src (no row
+// buffer): each block of a window's rows is loaded (bf16 averages: N 32-bit
+// lanes split into even and odd columns by a shift and a mask,
+// BF16LanesToF32), reduced down the rows, then across (PoolWholeColumns /
+// PoolColumnPairs), and stored (bf16 averages: one vector of lanes,
+// F32ToBF16Lanes). Stride-1 rows go four
 // (PoolStride1Rows, kRows 4) or two at a time, sharing the rows their windows have
 // in common; one call runs all of a plane's unclipped rows. Windows with a
 // row whose loads would leave src read zero-padded copies.
@@ -552,10 +567,13 @@ void PoolNchwStride1(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     PoolStride1Geom g;
     g.outBlocks = (dstW + B - 1) / B;
     g.loadBlocks = (W + B - 1) / B;
+    g.tailLanes = W - B * (g.loadBlocks - 1);
     HWY_ALIGN uint32_t tailMask[2 * kMaxLanes<uint32_t>];
-    for (size_t i = 0; i < B; ++i) {  // bf16: lane i % N of the even (i < N) or odd columns
-      const size_t col = B * (g.loadBlocks - 1) + (kPairs ? 2 * (i % N) + i / N : i);
-      tailMask[i] = col < W ? ~0u : 0u;
+    if constexpr (Ops::kDivides) {  // (32-bit lanes)
+      for (size_t i = 0; i < B; ++i) {  // bf16: lane i % N of the even (i < N) or odd columns
+        const size_t col = B * (g.loadBlocks - 1) + (kPairs ? 2 * (i % N) + i / N : i);
+        tailMask[i] = col < W ? ~0u : 0u;
+      }
     }
     g.tailMask = tailMask;
     // Windows with a row whose loads (loadBlocks blocks) leave src read
@@ -571,7 +589,7 @@ void PoolNchwStride1(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     L* tabs = nullptr;
     L* widths = nullptr;
     bool built[kPoolStride1MaxRows + 1] = {};
-    if (a.excludePad) {
+    if (!Cfg::isMax && a.excludePad) {
       tabs = PoolScratch<L, 0>((kY + 1) * tabLen);
       widths = PoolScratch<L, 1>(tabLen);
       for (size_t j = 0; j < tabLen; ++j) {
@@ -581,20 +599,22 @@ void PoolNchwStride1(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     const auto tabFor = [&](size_t h) -> const L* {
       if (tabs == nullptr) return nullptr;
       L* tab = tabs + (h - 1) * tabLen;
-      if (!built[h]) {
-        L* natural = tabs + kY * tabLen;
-        PoolScaleRows(d, natural, 1, tabLen, tabLen, widths, true, [h](size_t) { return h; });
-        for (size_t b = 0; b < tabLen; b += B) {
-          for (size_t i = 0; i < N; ++i) {
-            if constexpr (kPairs) {
-              tab[b + i] = natural[b + 2 * i];
-              tab[b + N + i] = natural[b + 2 * i + 1];
-            } else {
-              tab[b + i] = natural[b + i];
+      if constexpr (!Cfg::isMax) {
+        if (!built[h]) {
+          L* natural = tabs + kY * tabLen;
+          PoolScaleRows(d, natural, 1, tabLen, tabLen, widths, true, [h](size_t) { return h; });
+          for (size_t b = 0; b < tabLen; b += B) {
+            for (size_t i = 0; i < N; ++i) {
+              if constexpr (kPairs) {
+                tab[b + i] = natural[b + 2 * i];
+                tab[b + N + i] = natural[b + 2 * i + 1];
+              } else {
+                tab[b + i] = natural[b + i];
+              }
             }
           }
+          built[h] = true;
         }
-        built[h] = true;
       }
       return tab;
     };
