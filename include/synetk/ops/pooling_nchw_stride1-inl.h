@@ -149,6 +149,10 @@ struct PoolWholeColumns {
   }
   template <int kFirst, size_t... kK>
   static HWY_INLINE V Taps(D d, V acc, V prev, V cur, V next, std::index_sequence<kK...>) {
+    (void)d;  // (no taps: 1-column windows)
+    (void)prev;
+    (void)cur;
+    (void)next;
     ((acc = Ops::Combine(acc, Tap<kFirst + static_cast<int>(kK)>(d, prev, cur, next))), ...);
     return acc;
   }
