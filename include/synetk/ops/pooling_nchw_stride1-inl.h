@@ -48,10 +48,11 @@ inline constexpr bool kPoolStride1Type =
 struct PoolStride1Geom {
   size_t outBlocks;   // blocks of B outputs per output row
   size_t loadBlocks;  // blocks holding some input column (Bb < W)
-  // The lanes of the tail block (loadBlocks - 1) that lie in the row (bf16:
-  // the even columns', then the odd ones'): all ones, the others zero.
+  // The columns of the tail block (loadBlocks - 1) that lie in the row: whole
+  // columns, the first tailLanes; column pairs (bf16), a mask of the even
+  // columns' lanes, then the odd ones': all ones, the others zero.
+  size_t tailLanes;
   const uint32_t* tailMask;
-  size_t tailLanes;  // how many (whole columns: the first ones)
 };
 
 // Lanes moved up k: {prev, cur}'s lanes N - k .. 2N - k - 1.
@@ -87,9 +88,9 @@ HWY_INLINE void PoolEvenOddPairTaps(D d, hn::Vec<D> p, hn::Vec<D> pNext, hn::Vec
 // writable).
 
 // Whole vectors (fp32 sums, max keys): N columns. Output x of block b sums
-// the row's columns x + k - kPX, k < kX: lanes of the row's blocks b - 1, b and b + 1 moved by
-// up to N lanes (kX <= N + 1), so the padded block carries those blocks
-// instead of moving the row first. Symmetric windows of 4 or 5 columns add
+// the row's columns x + k - kPX, k < kX: lanes of the row's blocks b - 1, b
+// and b + 1 moved by up to N lanes (kX <= N + 1), so the padded block
+// carries those blocks instead of moving the row first. Symmetric windows of 4 or 5 columns add
 // pair sums P[x] = R[x] + R[x + 1] (computed once per block) at the offsets
 // up to 0, then the columns left: 5 taps in 3 moves and 3 additions, where
 // moving to the padded row and then each tap took 5 and 4 (32x64x64 5x5 s1
@@ -113,12 +114,7 @@ struct PoolWholeColumns {
   static HWY_INLINE Block Add(Block a, Block b) { return {Ops::Combine(a.v, b.v)}; }
   static HWY_INLINE Block Identity(D d) { return {Ops::Identity(d)}; }
   static HWY_INLINE Block Clip(D d, Block a, const PoolStride1Geom& g) {
-    if constexpr (Ops::kDivides) {
-      const hn::RebindToUnsigned<D> du;
-      return {hn::And(a.v, hn::BitCast(d, hn::Load(du, g.tailMask)))};
-    } else {
-      return {hn::IfThenElse(hn::FirstN(d, g.tailLanes), a.v, Ops::Identity(d))};
-    }
+    return {hn::IfThenElse(hn::FirstN(d, g.tailLanes), a.v, Ops::Identity(d))};
   }
   template <size_t kX, size_t kPX>
   static constexpr bool kPairSums = kPX == kX / 2 && (kX == 4 || kX == 5);
@@ -573,9 +569,9 @@ void PoolNchwStride1(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     g.loadBlocks = (W + B - 1) / B;
     g.tailLanes = W - B * (g.loadBlocks - 1);
     HWY_ALIGN uint32_t tailMask[2 * kMaxLanes<uint32_t>];
-    if constexpr (Ops::kDivides) {  // (32-bit lanes)
-      for (size_t i = 0; i < B; ++i) {  // bf16: lane i % N of the even (i < N) or odd columns
-        const size_t col = B * (g.loadBlocks - 1) + (kPairs ? 2 * (i % N) + i / N : i);
+    if constexpr (kPairs) {
+      for (size_t i = 0; i < B; ++i) {  // lane i % N of the even (i < N) or odd columns
+        const size_t col = B * (g.loadBlocks - 1) + 2 * (i % N) + i / N;
         tailMask[i] = col < W ? ~0u : 0u;
       }
     }
