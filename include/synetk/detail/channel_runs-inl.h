@@ -444,11 +444,12 @@ template <typename T, class DF>
 HWY_INLINE hn::Vec<DF> LoadRun(DF df, const T* p, size_t count) {
   return count == hn::Lanes(df) ? LoadF32(df, p) : LoadF32Partial(df, p, count);
 }
-// With `stream`, full vectors may be stored non-temporally (StoreF32Streaming).
-template <typename T, class DF>
+// With `stream`, full vectors may be stored non-temporally (StoreF32Streaming;
+// kPlain as there).
+template <bool kPlain = false, typename T, class DF>
 HWY_INLINE void StoreRun(DF df, hn::Vec<DF> v, T* p, size_t count, bool stream = false) {
   if (count == hn::Lanes(df)) {
-    StoreF32Streaming(df, v, p, stream);
+    StoreF32Streaming<kPlain>(df, v, p, stream);
   } else {
     StoreF32Partial(df, v, p, count);
   }

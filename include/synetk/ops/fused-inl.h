@@ -137,9 +137,9 @@ inline constexpr bool kBF16Pairs = ElementTraits<T>::kEncoding == Encoding::kBFl
 // broadcast, pairs of vectors at a time (kBF16Pairs), on AVX-512 four pairs
 // loaded before any is stored (as RunGroup), the tail vector by vector;
 // `copy` (if not null, offsets as dst's) gets the input itself, as
-// StoreRun(LoadRun) gives it (type 9's plain concatenation). In place works:
+// StoreRun<kPlain>(LoadRun) gives it (type 9's plain concatenation). In place works:
 // each step loads before it stores.
-template <size_t K, class DF, typename T, class F>
+template <size_t K, bool kPlain, class DF, typename T, class F>
 HWY_INLINE void BF16PairRows(DF df, const T* src, T* dst, T* copy, size_t C, size_t S,
                              size_t sBegin, size_t sEnd, const float* const* perChannel,
                              size_t pfEnd, const F& f) {
@@ -155,7 +155,7 @@ HWY_INLINE void BF16PairRows(DF df, const T* src, T* dst, T* copy, size_t C, siz
     T* const out = dst + row;
     T* const plain = copy != nullptr ? copy + row : nullptr;
     const auto load = [&](size_t i, V& even, V& odd) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      PrefetchAhead(src, row + i, pfEnd);
+      PrefetchAhead<kPlain>(src, row + i, pfEnd);
       LoadBF16Pair(df, in + i, even, odd);
     };
     const auto store = [&](size_t i, V even, V odd) HWY_ATTR SYNETK_LAMBDA_INLINE {
@@ -184,8 +184,8 @@ HWY_INLINE void BF16PairRows(DF df, const T* src, T* dst, T* copy, size_t C, siz
     for (; i < len; i += N) {
       const size_t count = HWY_MIN(N, len - i);
       const V x = LoadRun(df, in + i, count);
-      if (plain != nullptr) StoreRun(df, x, plain + i, count);
-      StoreRun(df, f(x, p0, p1, p2), out + i, count);
+      if (plain != nullptr) StoreRun<kPlain>(df, x, plain + i, count);
+      StoreRun<kPlain>(df, f(x, p0, p1, p2), out + i, count);
     }
   }
 }
@@ -209,7 +209,7 @@ HWY_INLINE const float* SplitPairParams(size_t N, size_t C, const float* params,
 // are split once per call (SplitPairParams). One or two pairs per pixel keep
 // them in registers (loaded per pair, types 0/3 ran 0.37/0.48 instead of
 // 0.45/0.55).
-template <size_t K, class DF, typename T, class F>
+template <size_t K, bool kPlain, class DF, typename T, class F>
 HWY_INLINE void BF16PairPixels(DF df, const T* src, T* dst, size_t C, size_t sBegin, size_t sEnd,
                                const float* const* perChannel, size_t pfEnd, const F& f) {
   using V = hn::Vec<DF>;
@@ -232,20 +232,20 @@ HWY_INLINE void BF16PairPixels(DF df, const T* src, T* dst, size_t C, size_t sBe
       GetParams<K>(c0, c1, c2, [&](size_t k) HWY_ATTR { return hn::Load(df, pe[k] + 2 * N); });
       GetParams<K>(d0, d1, d2, [&](size_t k) HWY_ATTR { return hn::Load(df, pe[k] + 3 * N); });
       for (size_t o = sBegin * C; o < sEnd * C; o += C) {
-        PrefetchAheadLines(src, o, C, pfEnd);
+        PrefetchAheadLines<kPlain>(src, o, C, pfEnd);
         pair(o, a0, a1, a2, b0, b1, b2);
         pair(o + 2 * N, c0, c1, c2, d0, d1, d2);
       }
     } else {
       for (size_t o = sBegin * C; o < sEnd * C; o += C) {
-        PrefetchAheadLines(src, o, C, pfEnd);
+        PrefetchAheadLines<kPlain>(src, o, C, pfEnd);
         pair(o, a0, a1, a2, b0, b1, b2);
       }
     }
     return;
   }
   for (size_t o = sBegin * C; o < sEnd * C; o += C) {
-    PrefetchAheadLines(src, o, C, pfEnd);
+    PrefetchAheadLines<kPlain>(src, o, C, pfEnd);
     for (size_t c = 0; c < C; c += 2 * N) {
       V e0 = hn::Zero(df), e1 = e0, e2 = e0, o0 = e0, o1 = e0, o2 = e0;
       GetParams<K>(e0, e1, e2, [&](size_t k) HWY_ATTR { return hn::Load(df, pe[k] + c); });
@@ -256,7 +256,7 @@ HWY_INLINE void BF16PairPixels(DF df, const T* src, T* dst, size_t C, size_t sBe
 }
 
 // Types 0-3: one input, one output of the same shape (in place allowed).
-template <int kType, typename T, class Format, class DF>
+template <int kType, typename T, class Format, bool kPlain, class DF>
 HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   using V = hn::Vec<DF>;
   constexpr size_t K = FusedOp<kType>::kChannelParams;
@@ -264,7 +264,7 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   const FusedOp<kType> op;
   const T* src = a.src0;
   T* dst = a.dst0;
-  const bool stream = a.stream;
+  const bool stream = !kPlain && a.stream;
   const size_t pfEnd = PrefetchBound(a.channels * a.spatial);
   // The run's halves (RunOps) capture by value: the NHWC orders run them out
   // of line, where captured references would be reloaded around every
@@ -274,24 +274,24 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   // inlining in a unit with every target.
   const auto load = [=](size_t o, size_t count, size_t pf, V p0, V p1,
                         V p2) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    PrefetchAhead(src, pf, pfEnd);
+    PrefetchAhead<kPlain>(src, pf, pfEnd);
     return op(df, LoadRun(df, src + o, count), p0, p1, p2, hn::Set(df, scalar));
   };
   const auto store = [=](size_t o, size_t count, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    StoreRun(df, v, dst + o, count, stream);
+    StoreRun<kPlain>(df, v, dst + o, count, stream);
   };
   // The activation alone, for the bf16 pair paths.
   const auto activate = [=](V x, V p0, V p1, V p2) HWY_ATTR SYNETK_LAMBDA_INLINE {
     return op(df, x, p0, p1, p2, hn::Set(df, scalar));
   };
   if constexpr (kBF16Pairs<T> && std::is_same_v<Format, Nchw>) {
-    BF16PairRows<K>(df, src, dst, static_cast<T*>(nullptr), a.channels, a.spatial, a.sBegin,
+    BF16PairRows<K, kPlain>(df, src, dst, static_cast<T*>(nullptr), a.channels, a.spatial, a.sBegin,
                     a.sEnd, a.channel, pfEnd, activate);
     return;
   } else if constexpr (kBF16Pairs<T>) {
     const size_t N = hn::Lanes(df);
     if (a.channels % (2 * N) == 0 && a.channels <= kMaxFlatChannels) {
-      BF16PairPixels<K>(df, src, dst, a.channels, a.sBegin, a.sEnd, a.channel, pfEnd, activate);
+      BF16PairPixels<K, kPlain>(df, src, dst, a.channels, a.sBegin, a.sEnd, a.channel, pfEnd, activate);
       return;
     }
   }
@@ -324,13 +324,13 @@ HWY_INLINE size_t PixelBlock(size_t outChannels) {
 // 0.88-0.89. Groups for every piece lost where nothing aliases (64x3136: 0.98
 // -> 0.94), and so did the plain pieces when the groups shared their loop
 // (0.97 -> 0.95): out of line, by value, the plain loop keeps its code.
-template <class DF, typename T, class Half>
+template <bool kPlain, class DF, typename T, class Half>
 HWY_NOINLINE void Fused4GroupedPiece(DF df, const T* row, T* out, size_t s0, size_t s1,
                                      hn::Vec<DF> bias0, Half half, const T* src, size_t pfEnd) {
   const size_t N = hn::Lanes(df);
   size_t s = s0;
   for (; s + kRunGroup * N <= s1; s += kRunGroup * N) {
-    PrefetchAheadLines(src, static_cast<size_t>(row - src) + s, kRunGroup * N, pfEnd);
+    PrefetchAheadLines<kPlain>(src, static_cast<size_t>(row - src) + s, kRunGroup * N, pfEnd);
     RunGroup<kRunGroup>(
         [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
           return half(hn::Add(LoadF32(df, row + s + k * N), bias0));
@@ -339,13 +339,13 @@ HWY_NOINLINE void Fused4GroupedPiece(DF df, const T* row, T* out, size_t s0, siz
   }
   for (; s < s1; s += N) {
     const size_t n = HWY_MIN(N, s1 - s);
-    StoreRun(df, half(hn::Add(LoadRun(df, row + s, n), bias0)), out + s, n);
+    StoreRun<kPlain>(df, half(hn::Add(LoadRun(df, row + s, n), bias0)), out + s, n);
   }
 }
 
 // Type 4: dst holds 2*channels channels: max(0, x) with x = src + bias0[c],
 // then max(0, x*scale1[0] + bias1[0]).
-template <typename T, class Format, class DF>
+template <typename T, class Format, bool kPlain, class DF>
 HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
   using V = hn::Vec<DF>;
   const float scale1 = a.scalar[0], bias1 = a.scalar[1];
@@ -353,7 +353,7 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
   const size_t C = a.channels, S = a.spatial;
   const T* src = a.src0;
   T* dst = a.dst0;
-  const bool stream = a.stream;
+  const bool stream = !kPlain && a.stream;
   const size_t pfEnd = PrefetchBound(C * S);
   // The two halves of the output, from x = src + bias0[c]. These lambdas
   // and the NHWC ones capture by value and no vector, as in Fused9.
@@ -373,7 +373,7 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
       size_t s = s0;
       if (!stream) {  // the common case without per-vector tail and stream tests
         for (; s + 2 * N <= s1; s += 2 * N) {
-          PrefetchAhead(src, static_cast<size_t>(row - src) + s, pfEnd);
+          PrefetchAhead<kPlain>(src, static_cast<size_t>(row - src) + s, pfEnd);
           const V v0 = half(hn::Add(LoadF32(df, row + s), bias0));
           const V v1 = half(hn::Add(LoadF32(df, row + s + N), bias0));
           StoreF32(df, v0, out + s);
@@ -382,7 +382,7 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
       }
       for (; s < s1; s += N) {
         const size_t n = HWY_MIN(N, s1 - s);
-        StoreRun(df, half(hn::Add(LoadRun(df, row + s, n), bias0)), out + s, n, stream);
+        StoreRun<kPlain>(df, half(hn::Add(LoadRun(df, row + s, n), bias0)), out + s, n, stream);
       }
     };
     for (size_t c = 0; c < C; ++c) {
@@ -391,7 +391,7 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
       // One half of the piece [s0, s1) into out.
       const auto halfPiece = [&](T* out, size_t s0, size_t s1, const auto& f) HWY_ATTR {
         if (kRunGroup > 1 && !stream && StoresAliasAhead(row, out)) {
-          Fused4GroupedPiece(df, row, out, s0, s1, bias0, f, src, pfEnd);
+          Fused4GroupedPiece<kPlain>(df, row, out, s0, s1, bias0, f, src, pfEnd);
         } else {
           piece(row, out, s0, s1, bias0, f);
         }
@@ -409,8 +409,8 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
     // unit with every target, GCC's growth limits left it a call per vector,
     // 0.95 -> 0.55 of memcpy on 64x56x56.)
     const auto both = [=](V x, T* out) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      StoreF32Streaming(df, first(x), out, stream);
-      StoreF32Streaming(df, second(x), out + C, stream);
+      StoreF32Streaming<kPlain>(df, first(x), out, stream);
+      StoreF32Streaming<kPlain>(df, second(x), out + C, stream);
     };
     if (C >= N && C <= 4 * N) {
       // Pixels of up to four runs (ForEachPixelRun's, the last overlapping
@@ -426,7 +426,7 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
       for (size_t s = a.sBegin; s < a.sEnd; ++s) {
         const T* in = src + s * C;
         T* out = dst + s * 2 * C;
-        PrefetchAheadLines(src, s * C, C, pfEnd);
+        PrefetchAheadLines<kPlain>(src, s * C, C, pfEnd);
         both(hn::Add(LoadF32(df, in), b0), out);
         if (R > 1) both(hn::Add(LoadF32(df, in + o1), b1), out + o1);
         if (R > 2) both(hn::Add(LoadF32(df, in + o2), b2), out + o2);
@@ -445,7 +445,7 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
         const T* in = src + s * C;
         T* out = dst + s * 2 * C;
         ForEachPixelRun(df, C, [=](size_t c, size_t) HWY_ATTR SYNETK_LAMBDA_INLINE {
-          PrefetchAhead(src, s * C + c, pfEnd);
+          PrefetchAhead<kPlain>(src, s * C + c, pfEnd);
           both(hn::Add(LoadF32(df, in + c), hn::LoadU(df, bias0 + c)), out + c);
         });
       }
@@ -458,9 +458,9 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
       ForEachPixelRun(df, C, [=](size_t c, size_t count) HWY_ATTR SYNETK_LAMBDA_INLINE {
         const V b = LoadParam(df, bias0 + c, count);
         for (size_t s = sb; s < se; ++s) {
-          PrefetchAhead(src, s * C + c, pfEnd);
+          PrefetchAhead<kPlain>(src, s * C + c, pfEnd);
           const V x = hn::Add(LoadRun(df, src + s * C + c, count), b);
-          StoreRun(df, op(x), dst + s * 2 * C + outHalf + c, count, stream);
+          StoreRun<kPlain>(df, op(x), dst + s * 2 * C + outHalf + c, count, stream);
         }
       });
     };
@@ -473,35 +473,35 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
 }
 
 // Type 8: dst = src0 + src1*src2[c] (dst may be src0 or src1).
-template <typename T, class Format, class DF>
+template <typename T, class Format, bool kPlain, class DF>
 HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
   using V = hn::Vec<DF>;
   const T* src0 = a.src0;
   const T* src1 = a.src1;
   T* dst = a.dst0;
-  const bool stream = a.stream;
+  const bool stream = !kPlain && a.stream;
   const size_t pfEnd = PrefetchBound(a.channels * a.spatial);
   // With two inputs, prefetching past a pixel group's lead (pf) lost from
   // DRAM (256x112x112: 0.69 -> 0.62 of memcpy), so each run prefetches
   // ahead of itself.
   const auto load = [=](size_t o, size_t count, size_t /*pf*/, V p0, V,
                         V) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    PrefetchAhead(src0, o, pfEnd);
-    PrefetchAhead(src1, o, pfEnd);
+    PrefetchAhead<kPlain>(src0, o, pfEnd);
+    PrefetchAhead<kPlain>(src1, o, pfEnd);
     const V x0 = LoadRun(df, src0 + o, count);
     const V x1 = LoadRun(df, src1 + o, count);
     return hn::MulAdd(x1, p0, x0);
   };
   const auto store = [=](size_t o, size_t count, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    StoreRun(df, v, dst + o, count, stream);
+    StoreRun<kPlain>(df, v, dst + o, count, stream);
   };
   ForEachElementwise<Format, 1>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached, a.intel,
                                 MakeRunOps(load, store));
 }
 
 // The scalars of Fused9PixelsInRegisters' pixels (no vectors: SVE's cannot
-// be members or lambda captures).
-template <typename T>
+// be members or lambda captures); kPlain as StoreF32Streaming's.
+template <typename T, bool kPlain>
 struct Fused9Pixels {
   const T* src0;
   const T* src1;
@@ -522,8 +522,9 @@ struct Fused9Pixels {
 
 // Vectors j and j + 1 (j even) of pixel s into x and y (zero past kR0 + kR1):
 // whole vectors, or with kExact each vector's own lanes only.
-template <size_t j, size_t kR0, size_t kR1, bool kPairs, bool kExact, typename T, class DF>
-HWY_INLINE void Fused9Load2(DF df, const Fused9Pixels<T>& g, size_t s, hn::Vec<DF>& x,
+template <size_t j, size_t kR0, size_t kR1, bool kPairs, bool kExact, typename T, bool kPlain,
+          class DF>
+HWY_INLINE void Fused9Load2(DF df, const Fused9Pixels<T, kPlain>& g, size_t s, hn::Vec<DF>& x,
                             hn::Vec<DF>& y) {
   constexpr size_t kR = kR0 + kR1;
   const auto at = [&](size_t v) HWY_ATTR {
@@ -544,9 +545,10 @@ HWY_INLINE void Fused9Load2(DF df, const Fused9Pixels<T>& g, size_t s, hn::Vec<D
 
 // max(0, x*scale + bias) of vectors j and j + 1 of pixel s to dst0, x and y
 // themselves to dst1 (if any).
-template <size_t j, size_t kR0, size_t kR1, bool kPairs, bool kExact, typename T, class DF,
+template <size_t j, size_t kR0, size_t kR1, bool kPairs, bool kExact, typename T, bool kPlain,
+          class DF,
           class V>
-HWY_INLINE void Fused9Put2(DF df, const Fused9Pixels<T>& g, size_t s, V x, V y, V sx, V bx, V sy,
+HWY_INLINE void Fused9Put2(DF df, const Fused9Pixels<T, kPlain>& g, size_t s, V x, V y, V sx, V bx, V sy,
                            V by) {
   constexpr size_t kR = kR0 + kR1;
   if constexpr (j < kR) {
@@ -562,8 +564,8 @@ HWY_INLINE void Fused9Put2(DF df, const Fused9Pixels<T>& g, size_t s, V x, V y, 
       const auto put = [&](size_t v, V f, V plain) HWY_ATTR {
         const size_t o = g.template Offset<kR0>(v);
         const size_t count = kExact ? g.template Lanes<kR0>(v) : g.N;
-        StoreRun(df, f, out0 + o, count, g.stream);
-        if (out1 != nullptr) StoreRun(df, plain, out1 + o, count, g.stream);
+        StoreRun<kPlain>(df, f, out0 + o, count, g.stream);
+        if (out1 != nullptr) StoreRun<kPlain>(df, plain, out1 + o, count, g.stream);
       };
       put(j, fx, x);
       if constexpr (j + 1 < kR) put(j + 1, fy, y);
@@ -572,13 +574,14 @@ HWY_INLINE void Fused9Put2(DF df, const Fused9Pixels<T>& g, size_t s, V x, V y, 
 }
 
 // One pixel of Fused9PixelsInRegisters, the parameters of vector j in sj, bj.
-template <size_t kR0, size_t kR1, bool kPairs, bool kExact, typename T, class DF, class V>
-HWY_INLINE void Fused9Pixel(DF df, const Fused9Pixels<T>& g, size_t s, V s0, V s1, V s2, V s3,
+template <size_t kR0, size_t kR1, bool kPairs, bool kExact, typename T, bool kPlain, class DF,
+          class V>
+HWY_INLINE void Fused9Pixel(DF df, const Fused9Pixels<T, kPlain>& g, size_t s, V s0, V s1, V s2, V s3,
                             V s4, V s5, V s6, V s7, V b0, V b1, V b2, V b3, V b4, V b5, V b6,
                             V b7) {
   if (g.pfEnd0 != 0) {
-    PrefetchAheadLines(g.src0, s * g.C0, g.C0, g.pfEnd0);
-    PrefetchAheadLines(g.src1, s * g.C1, g.C1, g.pfEnd1);
+    PrefetchAheadLines<kPlain>(g.src0, s * g.C0, g.C0, g.pfEnd0);
+    PrefetchAheadLines<kPlain>(g.src1, s * g.C1, g.C1, g.pfEnd1);
   }
   V x0, x1, x2, x3, x4, x5, x6, x7;
   Fused9Load2<0, kR0, kR1, kPairs, kExact>(df, g, s, x0, x1);
@@ -610,7 +613,7 @@ HWY_INLINE void Fused9Pixel(DF df, const Fused9Pixels<T>& g, size_t s, V s0, V s
 // kPairs (bf16 with kBF16Pairs, whole pairs): vectors 2i and 2i + 1 are the
 // even and odd channels of pair i (LoadBF16Pair), their parameters split to
 // match.
-template <size_t kR0, size_t kR1, bool kPairs, typename T, class DF>
+template <size_t kR0, size_t kR1, bool kPairs, bool kPlain, typename T, class DF>
 HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) {
   using V = hn::Vec<DF>;
   constexpr size_t kR = kR0 + kR1;
@@ -618,7 +621,7 @@ HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) 
   static_assert(!kPairs || (kR0 % 2 == 0 && kR1 % 2 == 0), "whole pairs of vectors");
   const size_t N = hn::Lanes(df);
   const size_t C0 = a.channels, C1 = a.channels1, C = C0 + C1;
-  const Fused9Pixels<T> g{a.src0, a.src1, a.dst0, a.dst1, C0, C1, N,
+  const Fused9Pixels<T, kPlain> g{a.src0, a.src1, a.dst0, a.dst1, C0, C1, N,
                           PrefetchBound(C0 * a.spatial), PrefetchBound(C1 * a.spatial), a.stream};
   HWY_ALIGN float split[2][kPairs ? 8 * kMaxLanes<float> : 1];
   const float* scale = a.channel[0];
@@ -667,13 +670,13 @@ HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) 
 
 // Fused9PixelsInRegisters<kR0, n1, kPairs> for n1 in 1..4 (kPairs: 2 or 4);
 // false for other n1.
-template <size_t kR0, bool kPairs, typename T, class DF>
+template <size_t kR0, bool kPairs, bool kPlain, typename T, class DF>
 HWY_INLINE bool Fused9InRegistersFor(DF df, const detail::FusedArgs<T>& a, size_t n1) {
   const auto run = [&](auto k1) HWY_ATTR {
     constexpr size_t kR1 = decltype(k1)::value;
     if constexpr (!kPairs || kR1 % 2 == 0) {
       if (n1 != kR1) return false;
-      Fused9PixelsInRegisters<kR0, kR1, kPairs>(df, a);
+      Fused9PixelsInRegisters<kR0, kR1, kPairs, kPlain>(df, a);
       return true;
     }
     return false;
@@ -684,7 +687,7 @@ HWY_INLINE bool Fused9InRegistersFor(DF df, const detail::FusedArgs<T>& a, size_
 
 // Type 9 NHWC in Fused9PixelsInRegisters where each input has 1 to 4 vectors
 // of channels (bf16 in whole pairs: 2 or 4); false otherwise.
-template <typename T, class DF>
+template <bool kPlain, typename T, class DF>
 HWY_INLINE bool Fused9InRegisters(DF df, const detail::FusedArgs<T>& a) {
   const size_t N = hn::Lanes(df);
   const size_t n0 = (a.channels + N - 1) / N, n1 = (a.channels1 + N - 1) / N;
@@ -693,7 +696,7 @@ HWY_INLINE bool Fused9InRegisters(DF df, const detail::FusedArgs<T>& a) {
     const auto run = [&](auto k0) HWY_ATTR {
       constexpr size_t kR0 = decltype(k0)::value;
       if constexpr (!kPairs || kR0 % 2 == 0) {
-        return n0 == kR0 && Fused9InRegistersFor<kR0, kPairs>(df, a, n1);
+        return n0 == kR0 && Fused9InRegistersFor<kR0, kPairs, kPlain>(df, a, n1);
       }
       return false;
     };
@@ -709,7 +712,7 @@ HWY_INLINE bool Fused9InRegisters(DF df, const detail::FusedArgs<T>& a) {
 // Type 9: channel concatenation of src0 and src1; dst0 gets
 // max(0, v*scale[c] + bias[c]) with c the output channel, dst1 (optional) the
 // plain concatenation.
-template <typename T, class Format, class DF>
+template <typename T, class Format, bool kPlain, class DF>
 HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
   using V = hn::Vec<DF>;
   const size_t C = a.channels + a.channels1, S = a.spatial;
@@ -717,7 +720,7 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
   T* const dst0 = a.dst0;
   T* const dst1 = a.dst1;
   const size_t counts[2] = {a.channels, a.channels1};
-  const bool stream = a.stream;
+  const bool stream = !kPlain && a.stream;
   if constexpr (std::is_same_v<Format, Nhwc>) {
     // Blocks of output pixels (PixelBlock), both inputs per block.
     const float* const scale = a.channel[0];
@@ -728,11 +731,11 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
     // may alias anything (AVX-512, 64x3136 and 256x784: 0.38-0.47 of
     // memcpy).
     const auto out = [=](V v, V sc, V bi, size_t o, size_t count) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      StoreRun(df, hn::Max(hn::Zero(df), hn::MulAdd(v, sc, bi)), dst0 + o, count, stream);
-      if (dst1 != nullptr) StoreRun(df, v, dst1 + o, count, stream);
+      StoreRun<kPlain>(df, hn::Max(hn::Zero(df), hn::MulAdd(v, sc, bi)), dst0 + o, count, stream);
+      if (dst1 != nullptr) StoreRun<kPlain>(df, v, dst1 + o, count, stream);
     };
     if constexpr (HWY_TARGET != HWY_SCALAR) {
-      if (Fused9InRegisters(df, a)) return;
+      if (Fused9InRegisters<kPlain>(df, a)) return;
     }
     const size_t block = PixelBlock<T>(C);
     if (block == 1) {
@@ -747,7 +750,7 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
           const T* const in = src + s * Ci;
           const size_t o = s * C + base;
           ForEachPixelRun(df, Ci, [=](size_t c, size_t count) HWY_ATTR SYNETK_LAMBDA_INLINE {
-            PrefetchAhead(src, s * Ci + c, pfEnd);
+            PrefetchAhead<kPlain>(src, s * Ci + c, pfEnd);
             out(LoadRun(df, in + c, count), LoadParam(df, scale + base + c, count),
                 LoadParam(df, bias + base + c, count), o + c, count);
           });
@@ -786,7 +789,7 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
               const V scEven = hn::Load(df, sc), scOdd = hn::Load(df, sc + N);
               const V biEven = hn::Load(df, bi), biOdd = hn::Load(df, bi + N);
               for (size_t s = sb; s < se; ++s) {
-                PrefetchAhead(in, s * Ci + c, pfEnd);
+                PrefetchAhead<kPlain>(in, s * Ci + c, pfEnd);
                 const size_t o = s * C + base + c;
                 V even, odd;
                 LoadBF16Pair(df, in + s * Ci + c, even, odd);
@@ -804,7 +807,7 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
           const V sc = LoadParam(df, scale + base + c, count);
           const V bi = LoadParam(df, bias + base + c, count);
           for (size_t s = sb; s < se; ++s) {
-            PrefetchAhead(in, s * Ci + c, pfEnd);
+            PrefetchAhead<kPlain>(in, s * Ci + c, pfEnd);
             out(LoadRun(df, in + s * Ci + c, count), sc, bi, s * C + base + c, count);
           }
         });
@@ -823,7 +826,7 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
       T* const out0 = dst0 + base * S;
       T* const out1 = dst1 != nullptr ? dst1 + base * S : nullptr;
       if constexpr (kBF16Pairs<T>) {
-        BF16PairRows<2>(df, src, out0, out1, Ci, S, a.sBegin, a.sEnd, params, pfEnd,
+        BF16PairRows<2, kPlain>(df, src, out0, out1, Ci, S, a.sBegin, a.sEnd, params, pfEnd,
                         [=](V x, V p0, V p1, V) HWY_ATTR SYNETK_LAMBDA_INLINE {
                           return hn::Max(hn::Zero(df), hn::MulAdd(x, p0, p1));
                         });
@@ -832,12 +835,12 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
       }
       const auto load = [=](size_t i, size_t count, size_t pf, V p0, V p1,
                             V) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        PrefetchAhead(src, pf, pfEnd);
+        PrefetchAhead<kPlain>(src, pf, pfEnd);
         return hn::Max(hn::Zero(df), hn::MulAdd(LoadRun(df, src + i, count), p0, p1));
       };
       const auto store = [=](size_t i, size_t count, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        StoreRun(df, v, out0 + i, count, stream);
-        if (out1 != nullptr) StoreRun(df, LoadRun(df, src + i, count), out1 + i, count, stream);
+        StoreRun<kPlain>(df, v, out0 + i, count, stream);
+        if (out1 != nullptr) StoreRun<kPlain>(df, LoadRun(df, src + i, count), out1 + i, count, stream);
       };
       ForEachChannelRun<Format, 2>(df, Ci, S, a.sBegin, a.sEnd, params, MakeRunOps(load, store));
       base += Ci;
@@ -851,15 +854,26 @@ void FusedKernel(const detail::FusedArgs<typename Cfg::Elem>& a) {
   using T = typename Cfg::Elem;
   using Format = typename Cfg::Fmt;
   const hn::ScalableTag<float> df;
-  if constexpr (Cfg::type <= 3) {
-    FusedUnary<Cfg::type, T, Format>(df, a);
-  } else if constexpr (Cfg::type == 4) {
-    Fused4<T, Format>(df, a);
-  } else if constexpr (Cfg::type == 8) {
-    Fused8<T, Format>(df, a);
+  const auto run = [&](auto plain) HWY_ATTR {
+    constexpr bool kPlain = decltype(plain)::value;
+    if constexpr (Cfg::type <= 3) {
+      FusedUnary<Cfg::type, T, Format, kPlain>(df, a);
+    } else if constexpr (Cfg::type == 4) {
+      Fused4<T, Format, kPlain>(df, a);
+    } else if constexpr (Cfg::type == 8) {
+      Fused8<T, Format, kPlain>(df, a);
+    } else {
+      static_assert(Cfg::type == 9, "fused types are 0, 1, 2, 3, 4, 8, 9");
+      Fused9<T, Format, kPlain>(df, a);
+    }
+  };
+  // Calls without streaming stores or software prefetch (AMD, tensors in
+  // the cache) run an instance whose loops do not test for them per vector
+  // (StoreF32Streaming).
+  if (a.stream || detail::softwarePrefetch) {
+    run(std::false_type());
   } else {
-    static_assert(Cfg::type == 9, "fused types are 0, 1, 2, 3, 4, 8, 9");
-    Fused9<T, Format>(df, a);
+    run(std::true_type());
   }
   // Non-temporal stores are weakly ordered: make them visible before the
   // caller (or another thread it signals) reads dst.
