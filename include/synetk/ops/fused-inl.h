@@ -137,7 +137,7 @@ inline constexpr bool kBF16Pairs = ElementTraits<T>::kEncoding == Encoding::kBFl
 // broadcast, pairs of vectors at a time (kBF16Pairs), on AVX-512 four pairs
 // loaded before any is stored (as RunGroup), the tail vector by vector;
 // `copy` (if not null, offsets as dst's) gets the input itself, as
-// StoreRun<kPlain>(LoadRun) gives it (type 9's plain concatenation). In place works:
+// StoreRun(LoadRun) gives it (type 9's plain concatenation). In place works:
 // each step loads before it stores.
 template <size_t K, bool kPlain, class DF, typename T, class F>
 HWY_INLINE void BF16PairRows(DF df, const T* src, T* dst, T* copy, size_t C, size_t S,
@@ -291,7 +291,8 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   } else if constexpr (kBF16Pairs<T>) {
     const size_t N = hn::Lanes(df);
     if (a.channels % (2 * N) == 0 && a.channels <= kMaxFlatChannels) {
-      BF16PairPixels<K, kPlain>(df, src, dst, a.channels, a.sBegin, a.sEnd, a.channel, pfEnd, activate);
+      BF16PairPixels<K, kPlain>(df, src, dst, a.channels, a.sBegin, a.sEnd, a.channel, pfEnd,
+                                activate);
       return;
     }
   }
@@ -548,8 +549,8 @@ HWY_INLINE void Fused9Load2(DF df, const Fused9Pixels<T, kPlain>& g, size_t s, h
 template <size_t j, size_t kR0, size_t kR1, bool kPairs, bool kExact, typename T, bool kPlain,
           class DF,
           class V>
-HWY_INLINE void Fused9Put2(DF df, const Fused9Pixels<T, kPlain>& g, size_t s, V x, V y, V sx, V bx, V sy,
-                           V by) {
+HWY_INLINE void Fused9Put2(DF df, const Fused9Pixels<T, kPlain>& g, size_t s, V x, V y, V sx,
+                           V bx, V sy, V by) {
   constexpr size_t kR = kR0 + kR1;
   if constexpr (j < kR) {
     const size_t C = g.C0 + g.C1;
@@ -576,9 +577,9 @@ HWY_INLINE void Fused9Put2(DF df, const Fused9Pixels<T, kPlain>& g, size_t s, V 
 // One pixel of Fused9PixelsInRegisters, the parameters of vector j in sj, bj.
 template <size_t kR0, size_t kR1, bool kPairs, bool kExact, typename T, bool kPlain, class DF,
           class V>
-HWY_INLINE void Fused9Pixel(DF df, const Fused9Pixels<T, kPlain>& g, size_t s, V s0, V s1, V s2, V s3,
-                            V s4, V s5, V s6, V s7, V b0, V b1, V b2, V b3, V b4, V b5, V b6,
-                            V b7) {
+HWY_INLINE void Fused9Pixel(DF df, const Fused9Pixels<T, kPlain>& g, size_t s, V s0, V s1, V s2,
+                            V s3, V s4, V s5, V s6, V s7, V b0, V b1, V b2, V b3, V b4, V b5,
+                            V b6, V b7) {
   if (g.pfEnd0 != 0) {
     PrefetchAheadLines<kPlain>(g.src0, s * g.C0, g.C0, g.pfEnd0);
     PrefetchAheadLines<kPlain>(g.src1, s * g.C1, g.C1, g.pfEnd1);
@@ -840,7 +841,9 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
       };
       const auto store = [=](size_t i, size_t count, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
         StoreRun<kPlain>(df, v, out0 + i, count, stream);
-        if (out1 != nullptr) StoreRun<kPlain>(df, LoadRun(df, src + i, count), out1 + i, count, stream);
+        if (out1 != nullptr) {
+          StoreRun<kPlain>(df, LoadRun(df, src + i, count), out1 + i, count, stream);
+        }
       };
       ForEachChannelRun<Format, 2>(df, Ci, S, a.sBegin, a.sEnd, params, MakeRunOps(load, store));
       base += Ci;

@@ -782,8 +782,9 @@ HWY_INLINE void StoreBF16PairNotNaN(hn::Vec<hn::Full256<float>> v0, hn::Vec<hn::
 }
 #endif
 
-// dst[i] = Dequantize(src[i]) for i < size, the formula per element.
-template <typename Q, typename F>
+// dst[i] = Dequantize(src[i]) for i < size, the formula per element (kPlain
+// as StoreF32Streaming's).
+template <bool kPlain, typename Q, typename F>
 HWY_INLINE void DequantFormula(const Q* HWY_RESTRICT src, size_t size, int32_t bias, float norm,
                                bool stream, F* HWY_RESTRICT dst) {
   const hn::ScalableTag<float> df;
@@ -792,7 +793,7 @@ HWY_INLINE void DequantFormula(const Q* HWY_RESTRICT src, size_t size, int32_t b
   const size_t pfEnd = PrefetchBound(size);
   size_t i = 0;
   for (; i + 4 * N <= size; i += 4 * N) {
-    PrefetchAheadLines(src, i, 4 * N, pfEnd);
+    PrefetchAheadLines<kPlain>(src, i, 4 * N, pfEnd);
     const auto v0 = Dequantize(df, LoadQ(di, src + i), bias, norm);
     const auto v1 = Dequantize(df, LoadQ(di, src + i + N), bias, norm);
     const auto v2 = Dequantize(df, LoadQ(di, src + i + 2 * N), bias, norm);
@@ -804,13 +805,13 @@ HWY_INLINE void DequantFormula(const Q* HWY_RESTRICT src, size_t size, int32_t b
       continue;
     }
 #endif
-    StoreF32Streaming(df, v0, dst + i, stream);
-    StoreF32Streaming(df, v1, dst + i + N, stream);
-    StoreF32Streaming(df, v2, dst + i + 2 * N, stream);
-    StoreF32Streaming(df, v3, dst + i + 3 * N, stream);
+    StoreF32Streaming<kPlain>(df, v0, dst + i, stream);
+    StoreF32Streaming<kPlain>(df, v1, dst + i + N, stream);
+    StoreF32Streaming<kPlain>(df, v2, dst + i + 2 * N, stream);
+    StoreF32Streaming<kPlain>(df, v3, dst + i + 3 * N, stream);
   }
   for (; i + N <= size; i += N) {
-    StoreF32Streaming(df, Dequantize(df, LoadQ(di, src + i), bias, norm), dst + i, stream);
+    StoreF32Streaming<kPlain>(df, Dequantize(df, LoadQ(di, src + i), bias, norm), dst + i, stream);
   }
   if (i < size) {
     const size_t count = size - i;
@@ -835,8 +836,8 @@ HWY_INLINE size_t DequantLookup16(const Q* HWY_RESTRICT src, size_t size, int32_
   static_assert(sizeof(Q) == 1 && sizeof(F) == 2);
   if (size < kDequantLookupMin) return 0;
   HWY_ALIGN F image[256];
-  DequantFormula(reinterpret_cast<const Q*>(detail::kByteIdentity.t), 256, bias, norm, false,
-                 image);
+  DequantFormula<true>(reinterpret_cast<const Q*>(detail::kByteIdentity.t), 256, bias, norm, false,
+                       image);
   detail::ByteMap low, high;
   for (size_t x = 0; x < 256; ++x) {
     uint16_t bits;
@@ -878,13 +879,19 @@ void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::
     done = DequantLookup16(a.src, a.size, a.bias, a.norm, a.dst);
   }
 #endif
-  DequantFormula(a.src + done, a.size - done, a.bias, a.norm, a.stream, a.dst + done);
+  // Calls that neither stream nor prefetch: without the per-vector tests.
+  if (a.stream || detail::softwarePrefetch) {
+    DequantFormula<false>(a.src + done, a.size - done, a.bias, a.norm, a.stream, a.dst + done);
+  } else {
+    DequantFormula<true>(a.src + done, a.size - done, a.bias, a.norm, false, a.dst + done);
+  }
   if (a.stream) hwy::FlushStream();  // non-temporal stores are weakly ordered
 }
 
 // ---- QuantizeLinear: dst = clamp(Round(src * norm) + zero) --------------------
-template <class Cfg>
-void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quant>& a) {
+// kPlain: without software prefetch (StoreF32Streaming's kPlain).
+template <bool kPlain, class Cfg>
+HWY_INLINE void QuantLinear(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quant>& a) {
   using Q = typename Cfg::Quant;
   using D = hn::ScalableTag<float>;
   const D df;
@@ -919,7 +926,7 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
       sizeof(typename Cfg::Float) == 2;
   size_t i = 0;
   for (; i + 4 * N <= size; i += 4 * N) {
-    PrefetchAheadLines(src, i, 4 * N, pfEnd);
+    PrefetchAheadLines<kPlain>(src, i, 4 * N, pfEnd);
 #if HWY_TARGET == HWY_AVX3_DL
     if constexpr (kEvenOdd) {
       hn::Vec<D> e0, o0, e1, o1;
@@ -946,6 +953,15 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
   if (i < size) {
     const size_t count = size - i;
     StoreQRun(di, Quantize<true>(df, scale(LoadF32Partial(df, src + i, count)), q), dst + i, count);
+  }
+}
+
+template <class Cfg>
+void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quant>& a) {
+  if (detail::softwarePrefetch) {
+    QuantLinear<false, Cfg>(a);
+  } else {
+    QuantLinear<true, Cfg>(a);
   }
 }
 
