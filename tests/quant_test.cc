@@ -225,6 +225,24 @@ TEMPLATE_TEST_CASE("QuantizeLinear matches the reference on every target", "[qua
   });
 }
 
+// Software prefetching (Intel CPUs only, detail::softwarePrefetch) forced on,
+// so that every machine runs the instances that prefetch; without it the
+// calls run the plain ones (kPlain), which the tests above cover.
+TEST_CASE("DequantizeLinear and QuantizeLinear with software prefetching", "[quant]") {
+  struct Restore {
+    ~Restore() { synetk::detail::SetSoftwarePrefetchForTest(synetk::detail::CpuidSaysIntel()); }
+  } restore;
+  synetk::detail::SetSoftwarePrefetchForTest(true);
+  SYNETK_FOR_EACH_TARGET([] {
+    for (size_t n : {size_t{1}, size_t{100}, size_t{64 * 56 * 3 + 5}}) {
+      CheckDequantize<uint8_t, float>(n, -128, 0.0371f);
+      CheckDequantize<int8_t, bfloat16_t>(n, 3, 0.0213f);
+    }
+    QuantizeCases<float, uint8_t>();
+    QuantizeCases<bfloat16_t, int8_t>();
+  });
+}
+
 // ---- QuantizedConcat -------------------------------------------------------------
 
 void CheckConcat(size_t count, size_t num, const std::vector<size_t>& size,
