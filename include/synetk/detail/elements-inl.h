@@ -430,6 +430,19 @@ HWY_INLINE void PrefetchAhead(const T* p, size_t i, size_t n) {
 // 4 NCHW 64x56x56 at 0.90 of memcpy instead of 0.98.
 HWY_INLINE size_t PrefetchBound(size_t n) { return detail::softwarePrefetch ? n : 0; }
 
+// Calls body(std::bool_constant<kPlain>()): the kPlain instance (see
+// StoreF32Streaming) where the call neither streams (`stream`) nor
+// prefetches (detail::softwarePrefetch), the other one otherwise. Once per
+// call, outside the loops.
+template <class Body>
+HWY_INLINE void WithPlainInstance(bool stream, const Body& body) {
+  if (stream || detail::softwarePrefetch) {
+    body(std::false_type());
+  } else {
+    body(std::true_type());
+  }
+}
+
 // PrefetchAhead for every 64-byte line of p[i, i + count): for loops whose
 // step reads more than one line.
 template <bool kPlain = false, typename T>

@@ -870,14 +870,7 @@ void FusedKernel(const detail::FusedArgs<typename Cfg::Elem>& a) {
       Fused9<T, Format, kPlain>(df, a);
     }
   };
-  // Calls without streaming stores or software prefetch (AMD, tensors in
-  // the cache) run an instance whose loops do not test for them per vector
-  // (StoreF32Streaming).
-  if (a.stream || detail::softwarePrefetch) {
-    run(std::false_type());
-  } else {
-    run(std::true_type());
-  }
+  WithPlainInstance(a.stream, run);
   // Non-temporal stores are weakly ordered: make them visible before the
   // caller (or another thread it signals) reads dst.
   if (a.stream) hwy::FlushStream();

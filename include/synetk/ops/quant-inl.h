@@ -879,12 +879,10 @@ void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::
     done = DequantLookup16(a.src, a.size, a.bias, a.norm, a.dst);
   }
 #endif
-  // Calls that neither stream nor prefetch: without the per-vector tests.
-  if (a.stream || detail::softwarePrefetch) {
-    DequantFormula<false>(a.src + done, a.size - done, a.bias, a.norm, a.stream, a.dst + done);
-  } else {
-    DequantFormula<true>(a.src + done, a.size - done, a.bias, a.norm, false, a.dst + done);
-  }
+  WithPlainInstance(a.stream, [&](auto plain) HWY_ATTR {
+    DequantFormula<decltype(plain)::value>(a.src + done, a.size - done, a.bias, a.norm, a.stream,
+                                           a.dst + done);
+  });
   if (a.stream) hwy::FlushStream();  // non-temporal stores are weakly ordered
 }
 
@@ -958,11 +956,9 @@ HWY_INLINE void QuantLinear(const detail::QuantArgs<typename Cfg::Float, typenam
 
 template <class Cfg>
 void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quant>& a) {
-  if (detail::softwarePrefetch) {
-    QuantLinear<false, Cfg>(a);
-  } else {
-    QuantLinear<true, Cfg>(a);
-  }
+  WithPlainInstance(false, [&](auto plain) HWY_ATTR {
+    QuantLinear<decltype(plain)::value, Cfg>(a);
+  });
 }
 
 // ---- QuantizedConcat -----------------------------------------------------------
