@@ -186,9 +186,11 @@ TEMPLATE_TEST_CASE("fused layers match the reference on every target", "[fused]"
   });
 }
 
-// Type 9 NHWC with both inputs' channels whole vectors, up to four of each
-// (Fused9PixelsInRegisters: every run's scale and bias in registers), on
-// targets of 4, 8 and 16 fp32 lanes, with dst1 and without it.
+// Type 9 NHWC with both inputs' channels whole vectors: up to four of each
+// (Fused9PixelsInRegisters: every run's scale and bias in registers) and
+// more (Fused9PixelGroups below AVX-512: groups of four pixels and the
+// pixels left), on targets of 4, 8 and 16 fp32 lanes, with dst1 and without
+// it.
 TEMPLATE_TEST_CASE("fused type 9 NHWC keeps whole-vector runs in registers", "[fused]", float,
                    BF16, F16) {
   SYNETK_FOR_EACH_TARGET([] {
