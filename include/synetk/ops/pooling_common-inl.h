@@ -144,7 +144,7 @@ struct PoolOps<detail::PoolCfg<true, T, Format>> {
   static HWY_INLINE hn::Vec<D> Load(D d, const T* p) {
     const hn::Vec<D> v = hn::LoadU(d, reinterpret_cast<const L*>(p));
     if constexpr (std::is_same_v<L, int16_t>) {
-      return Key16(d, v);
+      return Key16(d, InRegister(v));  // (one load for the shift and the mask)
     } else {
       return v;
     }
