@@ -406,6 +406,7 @@ HWY_INLINE hn::Vec<D8> FixedExceptions(D8 d8, hn::Vec<D8> x, hn::Vec<D8> y, cons
 // The bytes of a chunk's vector x, constants at offset i.
 template <int kExceptions, bool kLaneShift, class Params>
 HWY_INLINE BytesVec FixedScaleBytes(BytesVec x, const Params& k, size_t i, int shift) {
+  x = InRegister(x);  // (one load for the lanes and the exceptions' compare)
   const hn::ScalableTag<int16_t> d16;
   const hn::ScalableTag<uint8_t> d8;
   Int16Vec xlo, xhi;
