@@ -243,6 +243,12 @@ std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
   v.push_back(Geom2D(5, 3, 70, 3, 70, 1, 1, 0, 0, false, false));   // global, rows of 5 vectors
   v.push_back(Geom2D(37, 5, 5, 5, 5, 1, 1, 0, 0, false, false));    // global, 25-element planes
   v.push_back(Geom2D(21, 3, 3, 3, 3, 1, 1, 0, 0, false, false));    // global, 9-element planes
+  // Global planes of 2, 4, 16 and 17 elements (one lane, exactly one
+  // 128-bit or 512-bit vector, one more).
+  v.push_back(Geom2D(9, 1, 2, 1, 2, 1, 1, 0, 0, false, false));
+  v.push_back(Geom2D(6, 2, 2, 2, 2, 1, 1, 0, 0, false, false));
+  v.push_back(Geom2D(7, 4, 4, 4, 4, 1, 1, 0, 0, false, false));
+  v.push_back(Geom2D(11, 1, 17, 1, 17, 1, 1, 0, 0, false, false));
   v.push_back(Geom2D(65, 3, 4, 4, 6, 2, 3, 1, 2, false, false));
   v.push_back(Geom2D(5, 9, 9, 9, 9, 1, 1, 0, 0, false, false));
   v.push_back(Geom2D(7, 1, 1, 1, 1, 1, 1, 0, 0, false, false));

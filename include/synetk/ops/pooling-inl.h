@@ -64,14 +64,16 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
       const hn::CappedTag<L, 16 / sizeof(L)> dq;
       const size_t plane = a.srcH * a.srcW;
       if constexpr (!Cfg::isMax) {
-        // Rows of up to 8 columns in 256-bit vectors: full-width rows would
-        // mostly be other rows' lanes, and split cache lines.
+        // The widest vectors that fit in a plane, as for the max below.
+#if HWY_TARGET != HWY_SCALAR
         const hn::CappedTag<L, 8> d8;
-        if (!HWY_HAVE_SCALABLE && a.srcW <= hn::Lanes(d8) && hn::Lanes(d8) < hn::Lanes(d)) {
-          PoolNchwGlobalAverage<Cfg>(d8, a);
-        } else {
-          PoolNchwGlobalAverage<Cfg>(d, a);
+        if constexpr (!HWY_HAVE_SCALABLE) {
+          if (plane >= hn::Lanes(d)) return PoolNchwGlobalAverage<Cfg>(d, a);
+          if (plane >= hn::Lanes(d8)) return PoolNchwGlobalAverage<Cfg>(d8, a);
         }
+        if (plane >= hn::Lanes(dq)) return PoolNchwGlobalAverage<Cfg>(dq, a);
+#endif
+        PoolNchwGlobalAverage<Cfg>(hn::CappedTag<L, 1>(), a);
 #if HWY_TARGET != HWY_SCALAR
       } else if constexpr (!std::is_same_v<L, float>) {
         // The widest vectors that fit in a plane (7x7 planes of 8-bit types
