@@ -659,6 +659,30 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
                                       typename Ops::L scaleAll) {
   using V = hn::Vec<D>;
   constexpr bool kBf16Avg = Ops::kDivides && ElementTraits<T>::kEncoding == Encoding::kBFloat16;
+#if HWY_TARGET != HWY_SCALAR
+  if constexpr (kRows == 3 && Ops::kOrderFree && !kPrefetch) {
+    const size_t n = hn::Lanes(d);
+    if (rowStep == 2 * pitch && w2 <= n) {
+      // Max over rows of one chunk (8-bit 3x3 s2 on 112-wide rows): each
+      // window's last row is the next one's first, carried in registers
+      // (four loads per output row instead of six).
+      V top0 = Ops::Load(d, s), top1 = Ops::Load(d, s + n);
+      for (size_t r = 0; r < rows; ++r, s += rowStep, out += outStep, avail -= outStep) {
+        const V bot0 = Ops::Load(d, s + 2 * pitch), bot1 = Ops::Load(d, s + 2 * pitch + n);
+        const V lo = Ops::Combine(Ops::Combine(top0, Ops::Load(d, s + pitch)), bot0);
+        const V hi = Ops::Combine(Ops::Combine(top1, Ops::Load(d, s + pitch + n)), bot1);
+        const V e = hn::ConcatEven(d, hi, lo), od = hn::ConcatOdd(d, hi, lo);
+        V acc = Ops::Combine(e, od);
+        if constexpr (kX3) acc = Ops::Combine(PoolSlideUp1(d, od, Ops::Identity(d)), acc);
+        // Lanes past the row land on outputs written later.
+        PoolStoreDst<Ops>(d, acc, out, avail);
+        top0 = bot0;
+        top1 = bot1;
+      }
+      return;
+    }
+  }
+#endif
   for (size_t r = 0; r < rows; ++r, s += rowStep, out += outStep, avail -= outStep) {
     // The new rows of the output row after next (stride 2): the next row's
     // were too close to cover L3 latency.
