@@ -662,25 +662,44 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
 #if HWY_TARGET != HWY_SCALAR
   if constexpr (kRows == 3 && Ops::kOrderFree && !kPrefetch) {
     const size_t n = hn::Lanes(d);
-    if (rowStep == 2 * pitch && w2 <= n) {
-      // Max over rows of one chunk (8-bit 3x3 s2 on 112-wide rows): each
-      // window's last row is the next one's first, carried in registers
-      // (four loads per output row instead of six).
-      V top0 = Ops::Load(d, s), top1 = Ops::Load(d, s + n);
+    // Max over rows of one or two chunks (8-bit 3x3 s2 on 112- and 224-wide
+    // rows): each window's last row is the next one's first, carried in
+    // registers (four loads per chunk and output row instead of six).
+    const auto carried = [&](auto twoTag) HWY_ATTR {
+      constexpr bool kTwo = decltype(twoTag)::value;
+      V top0 = Ops::Load(d, s), top1 = Ops::Load(d, s + n), top2 = top0, top3 = top1;
+      if constexpr (kTwo) {
+        top2 = Ops::Load(d, s + 2 * n);
+        top3 = Ops::Load(d, s + 3 * n);
+      }
       for (size_t r = 0; r < rows; ++r, s += rowStep, out += outStep, avail -= outStep) {
-        const V bot0 = Ops::Load(d, s + 2 * pitch), bot1 = Ops::Load(d, s + 2 * pitch + n);
-        const V lo = Ops::Combine(Ops::Combine(top0, Ops::Load(d, s + pitch)), bot0);
-        const V hi = Ops::Combine(Ops::Combine(top1, Ops::Load(d, s + pitch + n)), bot1);
-        const V e = hn::ConcatEven(d, hi, lo), od = hn::ConcatOdd(d, hi, lo);
-        V acc = Ops::Combine(e, od);
+        const T* const mid = s + pitch;
+        const T* const bot = s + 2 * pitch;
+        const V bot0 = Ops::Load(d, bot), bot1 = Ops::Load(d, bot + n);
+        const V lo = Ops::Combine(Ops::Combine(top0, Ops::Load(d, mid)), bot0);
+        const V hi = Ops::Combine(Ops::Combine(top1, Ops::Load(d, mid + n)), bot1);
+        const V od = hn::ConcatOdd(d, hi, lo);
+        V acc = Ops::Combine(hn::ConcatEven(d, hi, lo), od);
         if constexpr (kX3) acc = Ops::Combine(PoolSlideUp1(d, od, Ops::Identity(d)), acc);
         // Lanes past the row land on outputs written later.
         PoolStoreDst<Ops>(d, acc, out, avail);
         top0 = bot0;
         top1 = bot1;
+        if constexpr (kTwo) {
+          const V bot2 = Ops::Load(d, bot + 2 * n), bot3 = Ops::Load(d, bot + 3 * n);
+          const V lo2 = Ops::Combine(Ops::Combine(top2, Ops::Load(d, mid + 2 * n)), bot2);
+          const V hi2 = Ops::Combine(Ops::Combine(top3, Ops::Load(d, mid + 3 * n)), bot3);
+          const V od2 = hn::ConcatOdd(d, hi2, lo2);
+          V acc2 = Ops::Combine(hn::ConcatEven(d, hi2, lo2), od2);
+          if constexpr (kX3) acc2 = Ops::Combine(PoolSlideUp1(d, od2, od), acc2);
+          PoolStoreDst<Ops>(d, acc2, out + n, avail - n);
+          top2 = bot2;
+          top3 = bot3;
+        }
       }
-      return;
-    }
+    };
+    if (rowStep == 2 * pitch && w2 <= n) return carried(std::false_type());
+    if (rowStep == 2 * pitch && w2 <= 2 * n) return carried(std::true_type());
   }
 #endif
   for (size_t r = 0; r < rows; ++r, s += rowStep, out += outStep, avail -= outStep) {
