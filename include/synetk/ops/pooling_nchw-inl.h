@@ -665,6 +665,22 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
     // Max over rows of one or two chunks (8-bit 3x3 s2 on 112- and 224-wide
     // rows): each window's last row is the next one's first, carried in
     // registers (four loads per chunk and output row instead of six).
+    const V ident = Ops::Identity(d);
+    // A chunk's outputs from its window's rows: the carried first row's two
+    // vectors t0, t1 (replaced by the last row's), the rows at m and b; `in`
+    // is the odd column moving in (PoolSlideUp1), od the chunk's odd columns.
+    const auto chunk = [&](V& t0, V& t1, const T* m, const T* b, V in, V& od)
+                           HWY_ATTR SYNETK_LAMBDA_INLINE {
+      const V b0 = Ops::Load(d, b), b1 = Ops::Load(d, b + n);
+      const V lo = Ops::Combine(Ops::Combine(t0, Ops::Load(d, m)), b0);
+      const V hi = Ops::Combine(Ops::Combine(t1, Ops::Load(d, m + n)), b1);
+      od = hn::ConcatOdd(d, hi, lo);
+      V acc = Ops::Combine(hn::ConcatEven(d, hi, lo), od);
+      if constexpr (kX3) acc = Ops::Combine(PoolSlideUp1(d, od, in), acc);
+      t0 = b0;
+      t1 = b1;
+      return acc;
+    };
     const auto carried = [&](auto twoTag) HWY_ATTR {
       constexpr bool kTwo = decltype(twoTag)::value;
       V top0 = Ops::Load(d, s), top1 = Ops::Load(d, s + n), top2 = top0, top3 = top1;
@@ -675,26 +691,13 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
       for (size_t r = 0; r < rows; ++r, s += rowStep, out += outStep, avail -= outStep) {
         const T* const mid = s + pitch;
         const T* const bot = s + 2 * pitch;
-        const V bot0 = Ops::Load(d, bot), bot1 = Ops::Load(d, bot + n);
-        const V lo = Ops::Combine(Ops::Combine(top0, Ops::Load(d, mid)), bot0);
-        const V hi = Ops::Combine(Ops::Combine(top1, Ops::Load(d, mid + n)), bot1);
-        const V od = hn::ConcatOdd(d, hi, lo);
-        V acc = Ops::Combine(hn::ConcatEven(d, hi, lo), od);
-        if constexpr (kX3) acc = Ops::Combine(PoolSlideUp1(d, od, Ops::Identity(d)), acc);
+        V od = ident;
         // Lanes past the row land on outputs written later.
-        PoolStoreDst<Ops>(d, acc, out, avail);
-        top0 = bot0;
-        top1 = bot1;
+        PoolStoreDst<Ops>(d, chunk(top0, top1, mid, bot, ident, od), out, avail);
         if constexpr (kTwo) {
-          const V bot2 = Ops::Load(d, bot + 2 * n), bot3 = Ops::Load(d, bot + 3 * n);
-          const V lo2 = Ops::Combine(Ops::Combine(top2, Ops::Load(d, mid + 2 * n)), bot2);
-          const V hi2 = Ops::Combine(Ops::Combine(top3, Ops::Load(d, mid + 3 * n)), bot3);
-          const V od2 = hn::ConcatOdd(d, hi2, lo2);
-          V acc2 = Ops::Combine(hn::ConcatEven(d, hi2, lo2), od2);
-          if constexpr (kX3) acc2 = Ops::Combine(PoolSlideUp1(d, od2, od), acc2);
-          PoolStoreDst<Ops>(d, acc2, out + n, avail - n);
-          top2 = bot2;
-          top3 = bot3;
+          V od2 = ident;
+          PoolStoreDst<Ops>(d, chunk(top2, top3, mid + 2 * n, bot + 2 * n, od, od2), out + n,
+                            avail - n);
         }
       }
     };
