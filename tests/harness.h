@@ -151,9 +151,24 @@ struct TestElem<hwy::float16_t> {
 
 // ---- Buffers ------------------------------------------------------------------
 
+// Under AddressSanitizer the guard zones are poisoned, so that a kernel that
+// reads past its buffers fails the test (the pattern check below only sees
+// writes; the fuzzers' exact-size buffers caught a read the tests missed).
+#if defined(__SANITIZE_ADDRESS__)
+#define SYNETK_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SYNETK_TEST_ASAN 1
+#endif
+#endif
+#ifdef SYNETK_TEST_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 // A buffer of n elements with guard zones on both sides, starting `misalign`
 // bytes past a 64-byte boundary (pass 0 or an element size to test unaligned
-// access). Guards are filled with a byte pattern that must survive the call.
+// access). Guards are filled with a byte pattern that must survive the call,
+// and under AddressSanitizer must not be read either.
 template <typename T>
 class Guarded {
  public:
@@ -165,7 +180,13 @@ class Guarded {
     base = (base + 63) & ~uintptr_t{63};
     begin_ = reinterpret_cast<uint8_t*>(base + misalignElems * sizeof(T));
     std::memset(storage_.data(), kPattern, storage_.size());
+    Poison(true);
   }
+  // begin_ points into storage_: a copy would share the original's buffer.
+  Guarded(const Guarded&) = delete;
+  Guarded& operator=(const Guarded&) = delete;
+  Guarded(Guarded&&) = default;
+  ~Guarded() { Poison(false); }
   T* data() { return reinterpret_cast<T*>(begin_); }
   const T* data() const { return reinterpret_cast<const T*>(begin_); }
   size_t size() const { return n_; }
@@ -177,9 +198,12 @@ class Guarded {
     const uint8_t* b = begin_;
     const uint8_t* e = begin_ + n_ * sizeof(T);
     const uint8_t* hi = storage_.data() + storage_.size();
-    for (const uint8_t* p = lo; p < b; ++p) if (*p != kPattern) return false;
-    for (const uint8_t* p = e; p < hi; ++p) if (*p != kPattern) return false;
-    return true;
+    Poison(false);
+    bool intact = true;
+    for (const uint8_t* p = lo; p < b; ++p) intact &= *p == kPattern;
+    for (const uint8_t* p = e; p < hi; ++p) intact &= *p == kPattern;
+    Poison(true);
+    return intact;
   }
   void Fill(const std::vector<T>& v) { std::memcpy(begin_, v.data(), n_ * sizeof(T)); }
   std::vector<T> ToVector() const {
@@ -190,6 +214,24 @@ class Guarded {
 
  private:
   static constexpr uint8_t kPattern = 0xA5;
+  // Marks the guard zones unreadable (or readable again) for AddressSanitizer;
+  // a no-op without it. (A moved-from buffer has no storage left.)
+  void Poison(bool on) const {
+#ifdef SYNETK_TEST_ASAN
+    if (storage_.empty()) return;
+    const uint8_t* lo = storage_.data();
+    const uint8_t* e = begin_ + n_ * sizeof(T);
+    const uint8_t* hi = lo + storage_.size();
+    if (on) {
+      ASAN_POISON_MEMORY_REGION(lo, static_cast<size_t>(begin_ - lo));
+      ASAN_POISON_MEMORY_REGION(e, static_cast<size_t>(hi - e));
+    } else {
+      ASAN_UNPOISON_MEMORY_REGION(lo, storage_.size());
+    }
+#else
+    (void)on;
+#endif
+  }
   size_t n_;
   std::vector<uint8_t> storage_;
   uint8_t* begin_;

@@ -683,6 +683,9 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
     };
     const auto carried = [&](auto twoTag) HWY_ATTR {
       constexpr bool kTwo = decltype(twoTag)::value;
+      // The first row is loaded ahead of the loop: not at all for no rows
+      // (the caller passes none where the next window would leave src).
+      if (rows == 0) return;
       V top0 = Ops::Load(d, s), top1 = Ops::Load(d, s + n), top2 = top0, top3 = top1;
       if constexpr (kTwo) {
         top2 = Ops::Load(d, s + 2 * n);
