@@ -642,6 +642,90 @@ HWY_INLINE void PoolHalfWidthRow(D d, const Columns& columns, const Ahead& ahead
   }
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// PoolHalfWidthDirect's 3-row windows of stride 2 on rows of kChunks (1 to 4)
+// chunks: each window's last row is the next one's first, carried in
+// registers, so each chunk of an output row takes four loads (and, for f16,
+// conversions) instead of six. One-target harness on Zen 5: u8 max
+// 64x112x112 12.0 -> 9.2 us; f16 averages 64x112x112 (AVX-512, four chunks)
+// 35 -> 30 us; fp32 and f16 averages on 28x28 planes 13-16% faster, on AVX2
+// too. (Out of line, HWY_NOINLINE, the fp32 averages on 28x28 planes ran 25%
+// slower than without it, for no reason found.)
+template <class Ops, bool kX3, size_t kChunks, class D, typename T>
+HWY_INLINE void PoolHalfWidthCarried(D d, const T* s, size_t pitch, T* out, size_t outStep,
+                                     size_t avail, size_t rows, const typename Ops::L* rowScales,
+                                     typename Ops::L scaleAll) {
+  using V = hn::Vec<D>;
+  const size_t n = hn::Lanes(d);
+  const V ident = Ops::Identity(d);
+  // Chunk k's outputs from its window's rows: the carried first row's two
+  // vectors t0, t1 (replaced by the last row's), the rows at m and b; `in`
+  // is the odd column moving in (PoolSlideUp1), od the chunk's odd columns.
+  const auto chunk = [&](V& t0, V& t1, const T* m, const T* b, size_t k, V in, V& od)
+                         HWY_ATTR SYNETK_LAMBDA_INLINE {
+    const V b0 = Ops::Load(d, b), b1 = Ops::Load(d, b + n);
+    const V lo = Ops::Combine(Ops::Combine(t0, Ops::Load(d, m)), b0);
+    const V hi = Ops::Combine(Ops::Combine(t1, Ops::Load(d, m + n)), b1);
+    t0 = b0;
+    t1 = b1;
+    od = hn::ConcatOdd(d, hi, lo);
+    const V e = hn::ConcatEven(d, hi, lo);
+    if constexpr (Ops::kDivides) {
+      // In PoolHalfWidthRow's order.
+      V acc = Ops::Combine(e, od);
+      if constexpr (kX3) acc = Ops::Combine(Ops::Combine(PoolSlideUp1(d, od, in), e), od);
+      return PoolScaleAt<Ops>(d, acc, rowScales, k, scaleAll);
+    } else {
+      V acc = Ops::Combine(e, od);
+      if constexpr (kX3) acc = Ops::Combine(PoolSlideUp1(d, od, in), acc);
+      return acc;
+    }
+  };
+  // The first row is loaded ahead of the loop: not at all for no rows (the
+  // caller passes none where the next window would leave src).
+  if (rows == 0) return;
+  V t0 = Ops::Load(d, s), t1 = Ops::Load(d, s + n);
+  V t2 = t0, t3 = t1, t4 = t0, t5 = t1, t6 = t0, t7 = t1;
+  if constexpr (kChunks >= 2) t2 = Ops::Load(d, s + 2 * n), t3 = Ops::Load(d, s + 3 * n);
+  if constexpr (kChunks >= 3) t4 = Ops::Load(d, s + 4 * n), t5 = Ops::Load(d, s + 5 * n);
+  if constexpr (kChunks >= 4) t6 = Ops::Load(d, s + 6 * n), t7 = Ops::Load(d, s + 7 * n);
+  for (size_t r = 0; r < rows; ++r, s += 2 * pitch, out += outStep, avail -= outStep) {
+    const T* const m = s + pitch;
+    const T* const b = s + 2 * pitch;
+    // Lanes past the row land on outputs written later.
+    const auto put = [&](size_t i, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      PoolStoreDst<Ops>(d, v, out + i * n, avail - i * n);
+    };
+    // Averages store after all the row's sums, not each after its own (f16:
+    // the rounding to 16 bits held up the next chunk); maxima at once
+    // (stored later, 28x28 planes ran 2-3% slower).
+    constexpr bool kLate = Ops::kDivides;
+    V od = ident;
+    const V a0 = chunk(t0, t1, m, b, 0, ident, od);
+    if constexpr (!kLate) put(0, a0);
+    V a1 = ident, a2 = ident, a3 = ident;
+    if constexpr (kChunks >= 2) {
+      a1 = chunk(t2, t3, m + 2 * n, b + 2 * n, n, od, od);
+      if constexpr (!kLate) put(1, a1);
+    }
+    if constexpr (kChunks >= 3) {
+      a2 = chunk(t4, t5, m + 4 * n, b + 4 * n, 2 * n, od, od);
+      if constexpr (!kLate) put(2, a2);
+    }
+    if constexpr (kChunks >= 4) {
+      a3 = chunk(t6, t7, m + 6 * n, b + 6 * n, 3 * n, od, od);
+      if constexpr (!kLate) put(3, a3);
+    }
+    if constexpr (kLate) {
+      put(0, a0);
+      if constexpr (kChunks >= 2) put(1, a1);
+      if constexpr (kChunks >= 3) put(2, a2);
+      if constexpr (kChunks >= 4) put(3, a3);
+    }
+  }
+}
+#endif
+
 // `rows` consecutive output rows of one plane whose windows are kRows input
 // rows inside src, read directly: the first from s (pitch W, the next row's
 // rowStep further), written from out on (outStep apart; `avail` outputs may
@@ -660,52 +744,30 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
   using V = hn::Vec<D>;
   constexpr bool kBf16Avg = Ops::kDivides && ElementTraits<T>::kEncoding == Encoding::kBFloat16;
 #if HWY_TARGET != HWY_SCALAR
-  if constexpr (kRows == 3 && Ops::kOrderFree && !kPrefetch) {
+  if constexpr (kRows == 3 && !kPrefetch && !kBf16Avg) {
     const size_t n = hn::Lanes(d);
-    // Max over rows of one or two chunks (8-bit 3x3 s2 on 112- and 224-wide
-    // rows): each window's last row is the next one's first, carried in
-    // registers (four loads per chunk and output row instead of six).
-    const V ident = Ops::Identity(d);
-    // A chunk's outputs from its window's rows: the carried first row's two
-    // vectors t0, t1 (replaced by the last row's), the rows at m and b; `in`
-    // is the odd column moving in (PoolSlideUp1), od the chunk's odd columns.
-    const auto chunk = [&](V& t0, V& t1, const T* m, const T* b, V in, V& od)
-                           HWY_ATTR SYNETK_LAMBDA_INLINE {
-      const V b0 = Ops::Load(d, b), b1 = Ops::Load(d, b + n);
-      const V lo = Ops::Combine(Ops::Combine(t0, Ops::Load(d, m)), b0);
-      const V hi = Ops::Combine(Ops::Combine(t1, Ops::Load(d, m + n)), b1);
-      od = hn::ConcatOdd(d, hi, lo);
-      V acc = Ops::Combine(hn::ConcatEven(d, hi, lo), od);
-      if constexpr (kX3) acc = Ops::Combine(PoolSlideUp1(d, od, in), acc);
-      t0 = b0;
-      t1 = b1;
-      return acc;
-    };
-    const auto carried = [&](auto twoTag) HWY_ATTR {
-      constexpr bool kTwo = decltype(twoTag)::value;
-      // The first row is loaded ahead of the loop: not at all for no rows
-      // (the caller passes none where the next window would leave src).
-      if (rows == 0) return;
-      V top0 = Ops::Load(d, s), top1 = Ops::Load(d, s + n), top2 = top0, top3 = top1;
-      if constexpr (kTwo) {
-        top2 = Ops::Load(d, s + 2 * n);
-        top3 = Ops::Load(d, s + 3 * n);
+    if (rowStep == 2 * pitch && w2 <= 2 * n) {
+      if (w2 <= n) {
+        return PoolHalfWidthCarried<Ops, kX3, 1>(d, s, pitch, out, outStep, avail, rows,
+                                                 rowScales, scaleAll);
       }
-      for (size_t r = 0; r < rows; ++r, s += rowStep, out += outStep, avail -= outStep) {
-        const T* const mid = s + pitch;
-        const T* const bot = s + 2 * pitch;
-        V od = ident;
-        // Lanes past the row land on outputs written later.
-        PoolStoreDst<Ops>(d, chunk(top0, top1, mid, bot, ident, od), out, avail);
-        if constexpr (kTwo) {
-          V od2 = ident;
-          PoolStoreDst<Ops>(d, chunk(top2, top3, mid + 2 * n, bot + 2 * n, od, od2), out + n,
-                            avail - n);
+      return PoolHalfWidthCarried<Ops, kX3, 2>(d, s, pitch, out, outStep, avail, rows,
+                                               rowScales, scaleAll);
+    }
+#if !HWY_ARCH_X86 || HWY_TARGET <= HWY_AVX3
+    // Eight carried vectors need 32 registers; only where loads convert (f16
+    // averages; fp32 ran no faster).
+    if constexpr (sizeof(T) < sizeof(typename Ops::L)) {
+      if (rowStep == 2 * pitch && w2 <= 4 * n) {
+        if (w2 <= 3 * n) {
+          return PoolHalfWidthCarried<Ops, kX3, 3>(d, s, pitch, out, outStep, avail, rows,
+                                                   rowScales, scaleAll);
         }
+        return PoolHalfWidthCarried<Ops, kX3, 4>(d, s, pitch, out, outStep, avail, rows,
+                                                 rowScales, scaleAll);
       }
-    };
-    if (rowStep == 2 * pitch && w2 <= n) return carried(std::false_type());
-    if (rowStep == 2 * pitch && w2 <= 2 * n) return carried(std::true_type());
+    }
+#endif
   }
 #endif
   for (size_t r = 0; r < rows; ++r, s += rowStep, out += outStep, avail -= outStep) {
