@@ -658,29 +658,6 @@ HWY_INLINE void PoolHalfWidthCarried(D d, const T* s, size_t pitch, T* out, size
   using V = hn::Vec<D>;
   const size_t n = hn::Lanes(d);
   const V ident = Ops::Identity(d);
-  // Chunk k's outputs from its window's rows: the carried first row's two
-  // vectors t0, t1 (replaced by the last row's), the rows at m and b; `in`
-  // is the odd column moving in (PoolSlideUp1), od the chunk's odd columns.
-  const auto chunk = [&](V& t0, V& t1, const T* m, const T* b, size_t k, V in, V& od)
-                         HWY_ATTR SYNETK_LAMBDA_INLINE {
-    const V b0 = Ops::Load(d, b), b1 = Ops::Load(d, b + n);
-    const V lo = Ops::Combine(Ops::Combine(t0, Ops::Load(d, m)), b0);
-    const V hi = Ops::Combine(Ops::Combine(t1, Ops::Load(d, m + n)), b1);
-    t0 = b0;
-    t1 = b1;
-    od = hn::ConcatOdd(d, hi, lo);
-    const V e = hn::ConcatEven(d, hi, lo);
-    if constexpr (Ops::kDivides) {
-      // In PoolHalfWidthRow's order.
-      V acc = Ops::Combine(e, od);
-      if constexpr (kX3) acc = Ops::Combine(Ops::Combine(PoolSlideUp1(d, od, in), e), od);
-      return PoolScaleAt<Ops>(d, acc, rowScales, k, scaleAll);
-    } else {
-      V acc = Ops::Combine(e, od);
-      if constexpr (kX3) acc = Ops::Combine(PoolSlideUp1(d, od, in), acc);
-      return acc;
-    }
-  };
   // The first row is loaded ahead of the loop: not at all for no rows (the
   // caller passes none where the next window would leave src).
   if (rows == 0) return;
@@ -692,6 +669,32 @@ HWY_INLINE void PoolHalfWidthCarried(D d, const T* s, size_t pitch, T* out, size
   for (size_t r = 0; r < rows; ++r, s += 2 * pitch, out += outStep, avail -= outStep) {
     const T* const m = s + pitch;
     const T* const b = s + 2 * pitch;
+    V od = ident;  // the previous chunk's odd columns (the identity left of the row)
+    // Chunk i's outputs [i N, (i + 1) N) from its window's rows: the carried
+    // first row's two vectors tA, tB (replaced by the last row's) and the
+    // rows at m and b; the previous chunk's odd columns move in (PoolSlideUp1).
+    const auto chunk = [&](size_t i, V& tA, V& tB) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      const size_t x = 2 * i * n;
+      const V b0 = Ops::Load(d, b + x), b1 = Ops::Load(d, b + x + n);
+      const V lo = Ops::Combine(Ops::Combine(tA, Ops::Load(d, m + x)), b0);
+      const V hi = Ops::Combine(Ops::Combine(tB, Ops::Load(d, m + x + n)), b1);
+      tA = b0;
+      tB = b1;
+      const V in = od;
+      od = hn::ConcatOdd(d, hi, lo);
+      const V e = hn::ConcatEven(d, hi, lo);
+      V acc = Ops::Combine(e, od);
+      if constexpr (kX3) {
+        const V prev = PoolSlideUp1(d, od, in);
+        // Averages add in PoolHalfWidthRow's order, (prev + e) + o.
+        if constexpr (Ops::kDivides) {
+          acc = Ops::Combine(Ops::Combine(prev, e), od);
+        } else {
+          acc = Ops::Combine(prev, acc);
+        }
+      }
+      return PoolScaleAt<Ops>(d, acc, rowScales, i * n, scaleAll);
+    };
     // Lanes past the row land on outputs written later.
     const auto put = [&](size_t i, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
       PoolStoreDst<Ops>(d, v, out + i * n, avail - i * n);
@@ -700,20 +703,19 @@ HWY_INLINE void PoolHalfWidthCarried(D d, const T* s, size_t pitch, T* out, size
     // the rounding to 16 bits held up the next chunk); maxima at once
     // (stored later, 28x28 planes ran 2-3% slower).
     constexpr bool kLate = Ops::kDivides;
-    V od = ident;
-    const V a0 = chunk(t0, t1, m, b, 0, ident, od);
+    const V a0 = chunk(0, t0, t1);
     if constexpr (!kLate) put(0, a0);
     V a1 = ident, a2 = ident, a3 = ident;
     if constexpr (kChunks >= 2) {
-      a1 = chunk(t2, t3, m + 2 * n, b + 2 * n, n, od, od);
+      a1 = chunk(1, t2, t3);
       if constexpr (!kLate) put(1, a1);
     }
     if constexpr (kChunks >= 3) {
-      a2 = chunk(t4, t5, m + 4 * n, b + 4 * n, 2 * n, od, od);
+      a2 = chunk(2, t4, t5);
       if constexpr (!kLate) put(2, a2);
     }
     if constexpr (kChunks >= 4) {
-      a3 = chunk(t6, t7, m + 6 * n, b + 6 * n, 3 * n, od, od);
+      a3 = chunk(3, t6, t7);
       if constexpr (!kLate) put(3, a3);
     }
     if constexpr (kLate) {
@@ -745,29 +747,27 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
   constexpr bool kBf16Avg = Ops::kDivides && ElementTraits<T>::kEncoding == Encoding::kBFloat16;
 #if HWY_TARGET != HWY_SCALAR
   if constexpr (kRows == 3 && !kPrefetch && !kBf16Avg) {
-    const size_t n = hn::Lanes(d);
-    if (rowStep == 2 * pitch && w2 <= 2 * n) {
-      if (w2 <= n) {
-        return PoolHalfWidthCarried<Ops, kX3, 1>(d, s, pitch, out, outStep, avail, rows,
-                                                 rowScales, scaleAll);
-      }
-      return PoolHalfWidthCarried<Ops, kX3, 2>(d, s, pitch, out, outStep, avail, rows,
-                                               rowScales, scaleAll);
-    }
+    // Rows of up to four chunks where loads convert (f16 averages; fp32 ran
+    // no faster) and the target has 32 registers for the eight carried
+    // vectors, else up to two.
 #if !HWY_ARCH_X86 || HWY_TARGET <= HWY_AVX3
-    // Eight carried vectors need 32 registers; only where loads convert (f16
-    // averages; fp32 ran no faster).
-    if constexpr (sizeof(T) < sizeof(typename Ops::L)) {
-      if (rowStep == 2 * pitch && w2 <= 4 * n) {
-        if (w2 <= 3 * n) {
-          return PoolHalfWidthCarried<Ops, kX3, 3>(d, s, pitch, out, outStep, avail, rows,
-                                                   rowScales, scaleAll);
-        }
-        return PoolHalfWidthCarried<Ops, kX3, 4>(d, s, pitch, out, outStep, avail, rows,
-                                                 rowScales, scaleAll);
+    constexpr size_t kMaxChunks = sizeof(T) < sizeof(typename Ops::L) ? 4 : 2;
+#else
+    constexpr size_t kMaxChunks = 2;
+#endif
+    const size_t n = hn::Lanes(d);
+    if (rowStep == 2 * pitch && w2 <= kMaxChunks * n) {
+      const auto carried = [&](auto chunks) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        PoolHalfWidthCarried<Ops, kX3, decltype(chunks)::value>(d, s, pitch, out, outStep, avail,
+                                                                rows, rowScales, scaleAll);
+      };
+      if (w2 <= n) return carried(std::integral_constant<size_t, 1>());
+      if (kMaxChunks == 2 || w2 <= 2 * n) return carried(std::integral_constant<size_t, 2>());
+      if constexpr (kMaxChunks == 4) {
+        if (w2 <= 3 * n) return carried(std::integral_constant<size_t, 3>());
+        return carried(std::integral_constant<size_t, 4>());
       }
     }
-#endif
   }
 #endif
   for (size_t r = 0; r < rows; ++r, s += rowStep, out += outStep, avail -= outStep) {
