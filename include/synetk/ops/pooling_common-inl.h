@@ -161,6 +161,11 @@ struct PoolOps<detail::PoolCfg<true, T, Format>> {
   static constexpr bool kBF16Pairs = false;  // see the averages' ops
 };
 
+// Targets with 32 vector registers (x86 from AVX-512 on; NEON and SVE), where
+// loops may keep more vectors live (the NCHW carried rows and stride-1 rows
+// ahead). (HWY_TARGET values fall as targets grow on x86.)
+inline constexpr bool kPool32Registers = !HWY_ARCH_X86 || HWY_TARGET <= HWY_AVX3;
+
 // Targets whose MulAdd is one instruction (PoolPairFinish).
 inline constexpr bool kPoolNativeFma =
     HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;

@@ -750,11 +750,7 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
     // Rows of up to four chunks where loads convert (f16 averages; fp32 ran
     // no faster) and the target has 32 registers for the eight carried
     // vectors, else up to two.
-#if !HWY_ARCH_X86 || HWY_TARGET <= HWY_AVX3
-    constexpr size_t kMaxChunks = sizeof(T) < sizeof(typename Ops::L) ? 4 : 2;
-#else
-    constexpr size_t kMaxChunks = 2;
-#endif
+    constexpr size_t kMaxChunks = kPool32Registers && sizeof(T) < sizeof(typename Ops::L) ? 4 : 2;
     const size_t n = hn::Lanes(d);
     if (rowStep == 2 * pitch && w2 <= kMaxChunks * n) {
       const auto carried = [&](auto chunks) HWY_ATTR SYNETK_LAMBDA_INLINE {
