@@ -448,9 +448,10 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
       // kAhead: the sums and padded blocks of block b + 1 (n, q) come from
       // step b - 1, so step b's windows wait on nothing it loads (block b +
       // 2), and the loads go out first. Taken where the loads convert (f16
-      // averages: 32x64x64 5x5 s1 p2 on AVX3_DL 16.4 -> 14.0 us) and the
-      // target has 32 registers (AVX2 28.0 -> 30.7 us); fp32 and the maxima
-      // ran no faster, and 8-bit maxima slower (4.0 -> 5.2 us).
+      // averages: 32x64x64 5x5 s1 p2 on AVX3_DL 16.4 -> 14.0 us; in pairs,
+      // 3x3 s1 p1 13.4 -> 12.0 us) and the target has 32 registers (AVX2
+      // 28.0 -> 30.7 us); fp32 and the maxima ran no faster, and 8-bit
+      // maxima slower (4.0 -> 5.2 us).
       Block n0 = empty, n1 = empty, n2 = empty, n3 = empty;
       Pad q0 = p0, q1 = p1, q2 = p2, q3 = p3;
       if constexpr (kAhead) {
@@ -515,25 +516,44 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
       Pad padA = Layout::template Padded<kPX, kX>(d, emptyPad, empty, rowA), padB = padA;
       if constexpr (kRows == 2) padB = Layout::template Padded<kPX, kX>(d, emptyPad, empty, rowB);
       auto firstB = Layout::OutZero(d);
+      // kAhead: as above, block b + 1's sums (nA, nB) and padded blocks
+      // (qA, qB) from step b - 1.
+      Block nA = empty, nB = empty;
+      Pad qA = padA, qB = padB;
+      if constexpr (kAhead) {
+        PoolStride1Block<Layout, kRows == 2>(d, base, pitch, n, g, 1, nA, nB);
+        qA = Layout::template Padded<kPX, kX>(d, padA, rowA, nA);
+        if constexpr (kRows == 2) qB = Layout::template Padded<kPX, kX>(d, padB, rowB, nB);
+      }
       for (size_t b = 0; b < g.outBlocks; ++b) {
-        Block rowA1 = empty, rowB1 = empty;
-        PoolStride1Block<Layout, kRows == 2>(d, base, pitch, n, g, b + 1, rowA1, rowB1);
-        const Pad padA1 = Layout::template Padded<kPX, kX>(d, padA, rowA, rowA1);
+        Block mA = empty, mB = empty;
+        PoolStride1Block<Layout, kRows == 2>(d, base, pitch, n, g, b + 1 + kAhead, mA, mB);
+        if constexpr (!kAhead) qA = Layout::template Padded<kPX, kX>(d, padA, rowA, mA);
         const size_t o = B * b;
-        Layout::Store(d, window(padA, padA1, o), out + o, avail - o);
+        Layout::Store(d, window(padA, qA, o), out + o, avail - o);
         if constexpr (kRows == 2) {
-          const Pad padB1 = Layout::template Padded<kPX, kX>(d, padB, rowB, rowB1);
-          const auto outB = window(padB, padB1, o);
+          if constexpr (!kAhead) qB = Layout::template Padded<kPX, kX>(d, padB, rowB, mB);
+          const auto outB = window(padB, qB, o);
           if (b == 0) {
             firstB = outB;
           } else {
             Layout::Store(d, outB, out + dstW + o, avail - dstW - o);
           }
-          rowB = rowB1;
-          padB = padB1;
+          padB = qB;
+          if constexpr (kAhead) {
+            qB = Layout::template Padded<kPX, kX>(d, qB, nB, mB);
+            nB = mB;
+          } else {
+            rowB = mB;
+          }
         }
-        rowA = rowA1;
-        padA = padA1;
+        padA = qA;
+        if constexpr (kAhead) {
+          qA = Layout::template Padded<kPX, kX>(d, qA, nA, mA);
+          nA = mA;
+        } else {
+          rowA = mA;
+        }
       }
       if constexpr (kRows == 2) Layout::Store(d, firstB, out + dstW, avail - dstW);
     }
