@@ -448,10 +448,10 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
       // kAhead: the sums and padded blocks of block b + 1 (n, q) come from
       // step b - 1, so step b's windows wait on nothing it loads (block b +
       // 2), and the loads go out first. Taken where the loads convert (f16
-      // averages: 32x64x64 5x5 s1 p2 on AVX3_DL 16.4 -> 14.0 us; in pairs,
-      // 3x3 s1 p1 13.4 -> 12.0 us) and the target has 32 registers (AVX2
-      // 28.0 -> 30.7 us); fp32 and the maxima ran no faster, and 8-bit
-      // maxima slower (4.0 -> 5.2 us).
+      // averages on AVX3_DL, built -O2 / -O3: 32x64x64 5x5 s1 p2 16.4 /
+      // 14.7 -> 14.0 / 14.1 us, 16x128x128 31.7 / 29.2 -> 24.6 / 24.9) and
+      // the target has 32 registers (AVX2 28.0 -> 30.7 us); fp32 and the
+      // maxima ran no faster, and 8-bit maxima slower (4.0 -> 5.2 us).
       Block n0 = empty, n1 = empty, n2 = empty, n3 = empty;
       Pad q0 = p0, q1 = p1, q2 = p2, q3 = p3;
       if constexpr (kAhead) {
