@@ -435,6 +435,20 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
                           SYNETK_LAMBDA_INLINE {
     return Layout::template Window<kX, kPX>(d, cur, next, tab ? tab + o : nullptr, scaleAll);
   };
+  // One output row's state on to the next block: padded block b + 1 (q)
+  // becomes the current one (pad) and, with kAhead, block b + 2's padded
+  // block comes from the sums of b + 1 (next) and b + 2 (m); without it, m
+  // becomes the row's sums (sums).
+  const auto advance = [&](Pad& pad, Pad& q, Block& sums, Block& next, const Block& m)
+                           HWY_ATTR SYNETK_LAMBDA_INLINE {
+    pad = q;
+    if constexpr (kAhead) {
+      q = Layout::template Padded<kPX, kX>(d, q, next, m);
+      next = m;
+    } else {
+      sums = m;
+    }
+  };
   for (size_t grp = 0; grp < groups; ++grp, base += rowStep, out += outStep, avail -= outStep) {
     if constexpr (kRows == 4) {
       // Rows 0-3 of the group (PoolStride1Block4).
@@ -484,25 +498,10 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
           Layout::Store(d, o2, out + 2 * dstW + o, avail - 2 * dstW - o);
           Layout::Store(d, o3, out + 3 * dstW + o, avail - 3 * dstW - o);
         }
-        p0 = q0;
-        p1 = q1;
-        p2 = q2;
-        p3 = q3;
-        if constexpr (kAhead) {
-          q0 = Layout::template Padded<kPX, kX>(d, q0, n0, m0);
-          q1 = Layout::template Padded<kPX, kX>(d, q1, n1, m1);
-          q2 = Layout::template Padded<kPX, kX>(d, q2, n2, m2);
-          q3 = Layout::template Padded<kPX, kX>(d, q3, n3, m3);
-          n0 = m0;
-          n1 = m1;
-          n2 = m2;
-          n3 = m3;
-        } else {
-          r0 = m0;
-          r1 = m1;
-          r2 = m2;
-          r3 = m3;
-        }
+        advance(p0, q0, r0, n0, m0);
+        advance(p1, q1, r1, n1, m1);
+        advance(p2, q2, r2, n2, m2);
+        advance(p3, q3, r3, n3, m3);
       }
       Layout::Store(d, first1, out + dstW, avail - dstW);
       Layout::Store(d, first2, out + 2 * dstW, avail - 2 * dstW);
@@ -539,21 +538,9 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
           } else {
             Layout::Store(d, outB, out + dstW + o, avail - dstW - o);
           }
-          padB = qB;
-          if constexpr (kAhead) {
-            qB = Layout::template Padded<kPX, kX>(d, qB, nB, mB);
-            nB = mB;
-          } else {
-            rowB = mB;
-          }
+          advance(padB, qB, rowB, nB, mB);
         }
-        padA = qA;
-        if constexpr (kAhead) {
-          qA = Layout::template Padded<kPX, kX>(d, qA, nA, mA);
-          nA = mA;
-        } else {
-          rowA = mA;
-        }
+        advance(padA, qA, rowA, nA, mA);
       }
       if constexpr (kRows == 2) Layout::Store(d, firstB, out + dstW, avail - dstW);
     }
