@@ -230,6 +230,9 @@ std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
   v.push_back(Geom2D(3, 11, 100, 3, 3, 2, 2, 1, 1, false, false));  // rows of 1-4 chunks
   v.push_back(Geom2D(2, 9, 80, 3, 3, 2, 2, 1, 1, true, false));     // 3 chunks (f16, AVX-512)
   v.push_back(Geom2D(2, 9, 100, 3, 2, 2, 2, 1, 0, false, false));   // 2 columns, 4 chunks
+  v.push_back(Geom2D(2, 7, 112, 3, 3, 2, 2, 1, 1, false, false));   // 3.5 chunks: last half
+  v.push_back(Geom2D(2, 7, 114, 3, 3, 2, 2, 1, 1, false, false));   // 3.5 chunks and a column
+  v.push_back(Geom2D(2, 7, 56, 3, 3, 2, 2, 1, 1, false, false));    // 3.5 chunks of 8 lanes
   // The last plane's interior windows reach past src by a chunk: no row read
   // directly (with ASan a stray load of the first row fails; found by fuzzing).
   v.push_back(Geom2D(1, 4, 20, 3, 3, 2, 2, 1, 1, false, false));

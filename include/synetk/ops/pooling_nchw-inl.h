@@ -651,7 +651,10 @@ HWY_INLINE void PoolHalfWidthRow(D d, const Columns& columns, const Ahead& ahead
 // 35 -> 30 us; fp32 and f16 averages on 28x28 planes 13-16% faster, on AVX2
 // too. (Out of line, HWY_NOINLINE, the fp32 averages on 28x28 planes ran 25%
 // slower than without it, for no reason found.)
-template <class Ops, bool kX3, size_t kChunks, class D, typename T>
+// kLastHalf: the last chunk's outputs fit in its first N columns (112-wide
+// rows of four chunks of 32: 3.5), so it reads one vector per row, not two:
+// 14 f16 conversions per output row instead of 16.
+template <class Ops, bool kX3, size_t kChunks, bool kLastHalf, class D, typename T>
 HWY_INLINE void PoolHalfWidthCarried(D d, const T* s, size_t pitch, T* out, size_t outStep,
                                      size_t avail, size_t rows, const typename Ops::L* rowScales,
                                      typename Ops::L scaleAll) {
@@ -665,7 +668,8 @@ HWY_INLINE void PoolHalfWidthCarried(D d, const T* s, size_t pitch, T* out, size
   V t2 = t0, t3 = t1, t4 = t0, t5 = t1, t6 = t0, t7 = t1;
   if constexpr (kChunks >= 2) t2 = Ops::Load(d, s + 2 * n), t3 = Ops::Load(d, s + 3 * n);
   if constexpr (kChunks >= 3) t4 = Ops::Load(d, s + 4 * n), t5 = Ops::Load(d, s + 5 * n);
-  if constexpr (kChunks >= 4) t6 = Ops::Load(d, s + 6 * n), t7 = Ops::Load(d, s + 7 * n);
+  if constexpr (kChunks >= 4) t6 = Ops::Load(d, s + 6 * n);
+  if constexpr (kChunks >= 4 && !kLastHalf) t7 = Ops::Load(d, s + 7 * n);
   for (size_t r = 0; r < rows; ++r, s += 2 * pitch, out += outStep, avail -= outStep) {
     const T* const m = s + pitch;
     const T* const b = s + 2 * pitch;
@@ -673,13 +677,18 @@ HWY_INLINE void PoolHalfWidthCarried(D d, const T* s, size_t pitch, T* out, size
     // Chunk i's outputs [i N, (i + 1) N) from its window's rows: the carried
     // first row's two vectors tA, tB (replaced by the last row's) and the
     // rows at m and b; the previous chunk's odd columns move in (PoolSlideUp1).
-    const auto chunk = [&](size_t i, V& tA, V& tB) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    const auto chunk = [&](auto index, V& tA, V& tB) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      constexpr size_t i = decltype(index)::value;
       const size_t x = 2 * i * n;
-      const V b0 = Ops::Load(d, b + x), b1 = Ops::Load(d, b + x + n);
+      const V b0 = Ops::Load(d, b + x);
       const V lo = Ops::Combine(Ops::Combine(tA, Ops::Load(d, m + x)), b0);
-      const V hi = Ops::Combine(Ops::Combine(tB, Ops::Load(d, m + x + n)), b1);
       tA = b0;
-      tB = b1;
+      V hi = ident;  // (kLastHalf: columns past the row's outputs)
+      if constexpr (!kLastHalf || i + 1 < kChunks) {
+        const V b1 = Ops::Load(d, b + x + n);
+        hi = Ops::Combine(Ops::Combine(tB, Ops::Load(d, m + x + n)), b1);
+        tB = b1;
+      }
       const V in = od;
       od = hn::ConcatOdd(d, hi, lo);
       const V e = hn::ConcatEven(d, hi, lo);
@@ -703,19 +712,23 @@ HWY_INLINE void PoolHalfWidthCarried(D d, const T* s, size_t pitch, T* out, size
     // the rounding to 16 bits held up the next chunk); maxima at once
     // (stored later, 28x28 planes ran 2-3% slower).
     constexpr bool kLate = Ops::kDivides;
-    const V a0 = chunk(0, t0, t1);
+    using I0 = std::integral_constant<size_t, 0>;
+    using I1 = std::integral_constant<size_t, 1>;
+    using I2 = std::integral_constant<size_t, 2>;
+    using I3 = std::integral_constant<size_t, 3>;
+    const V a0 = chunk(I0(), t0, t1);
     if constexpr (!kLate) put(0, a0);
     V a1 = ident, a2 = ident, a3 = ident;
     if constexpr (kChunks >= 2) {
-      a1 = chunk(1, t2, t3);
+      a1 = chunk(I1(), t2, t3);
       if constexpr (!kLate) put(1, a1);
     }
     if constexpr (kChunks >= 3) {
-      a2 = chunk(2, t4, t5);
+      a2 = chunk(I2(), t4, t5);
       if constexpr (!kLate) put(2, a2);
     }
     if constexpr (kChunks >= 4) {
-      a3 = chunk(3, t6, t7);
+      a3 = chunk(I3(), t6, t7);
       if constexpr (!kLate) put(3, a3);
     }
     if constexpr (kLate) {
@@ -753,15 +766,19 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
     constexpr size_t kMaxChunks = kPool32Registers && sizeof(T) < sizeof(typename Ops::L) ? 4 : 2;
     const size_t n = hn::Lanes(d);
     if (rowStep == 2 * pitch && w2 <= kMaxChunks * n) {
-      const auto carried = [&](auto chunks) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        PoolHalfWidthCarried<Ops, kX3, decltype(chunks)::value>(d, s, pitch, out, outStep, avail,
-                                                                rows, rowScales, scaleAll);
+      const auto carried = [&](auto chunks, auto lastHalf) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        PoolHalfWidthCarried<Ops, kX3, decltype(chunks)::value, decltype(lastHalf)::value>(
+            d, s, pitch, out, outStep, avail, rows, rowScales, scaleAll);
       };
-      if (w2 <= n) return carried(std::integral_constant<size_t, 1>());
-      if (kMaxChunks == 2 || w2 <= 2 * n) return carried(std::integral_constant<size_t, 2>());
+      using Whole = std::false_type;
+      if (w2 <= n) return carried(std::integral_constant<size_t, 1>(), Whole());
+      if (kMaxChunks == 2 || w2 <= 2 * n) {
+        return carried(std::integral_constant<size_t, 2>(), Whole());
+      }
       if constexpr (kMaxChunks == 4) {
-        if (w2 <= 3 * n) return carried(std::integral_constant<size_t, 3>());
-        return carried(std::integral_constant<size_t, 4>());
+        if (w2 <= 3 * n) return carried(std::integral_constant<size_t, 3>(), Whole());
+        if (2 * w2 <= 7 * n) return carried(std::integral_constant<size_t, 4>(), std::true_type());
+        return carried(std::integral_constant<size_t, 4>(), Whole());
       }
     }
   }
