@@ -425,7 +425,7 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
                                   size_t dstW, size_t outStep, size_t avail) {
   using Block = typename Layout::Block;
   using Pad = typename Layout::template PadOf<kX, kPX>;
-  constexpr size_t kAhead =
+  constexpr bool kAhead =
       kPool32Registers && Layout::kVectors == 1 && sizeof(T) < sizeof(hn::TFromD<D>);
   const size_t B = Layout::kVectors * hn::Lanes(d);
   const hn::Vec<D> scaleAll = hn::Set(d, scale);
