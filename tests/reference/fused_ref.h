@@ -6,6 +6,7 @@
 #define SYNETK_TESTS_REFERENCE_FUSED_REF_H_
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstddef>
 #include <vector>
@@ -57,7 +58,11 @@ inline Out Fused2(const std::vector<float>& src, const float* scale, const float
       const size_t i = At(nhwc, c, s, C, S);
       const double x = double(src[i]) * scale[c] + bias[c];
       o.val[i] = std::max(0.0, x) + std::min(0.0, x) * slope[0];
-      o.mag[i] = (std::fabs(double(src[i]) * scale[c]) + std::fabs(bias[c])) * (1 + std::fabs(slope[0]));
+      // A product below FLT_MIN rounds to a multiple of 2^-149, an absolute
+      // error that 24-bit relative terms miss and that the slope then
+      // multiplies: FLT_MIN in the magnitude covers it.
+      o.mag[i] = (std::fabs(double(src[i]) * scale[c]) + std::fabs(bias[c]) + FLT_MIN) *
+                 (1 + std::fabs(slope[0]));
     }
   return o;
 }
