@@ -309,6 +309,23 @@ TEMPLATE_TEST_CASE("fused layers carry infinities and NaNs", "[fused]", float, B
   });
 }
 
+// Type 2's slope multiplies x = src * scale + bias as fp32 rounded it, and
+// below FLT_MIN that rounding is absolute (a multiple of 2^-149) rather than
+// 24 bits of x. CI's fuzzer found x near -6e-42 times a slope of 4e18: the
+// reference's magnitude must count it (every element here failed before).
+TEST_CASE("fused type 2 multiplies products below FLT_MIN by a huge slope", "[fused]") {
+  SYNETK_FOR_EACH_TARGET([] {
+    auto k = MakeCase<float>(2, 7, 20);
+    for (size_t i = 0; i < k.src0.size(); ++i) k.src0[i] = -1e-21f * static_cast<float>(1 + i % 5) / 3.0f;
+    for (size_t c = 0; c < k.C; ++c) {
+      k.p0[c] = 3.1e-21f;  // scale
+      k.p1[c] = 0.0f;      // bias
+    }
+    k.slope = 4e18f;
+    CheckCase(k);
+  });
+}
+
 TEMPLATE_TEST_CASE("fused layers run in place and in parts", "[fused]", float, BF16) {
   SYNETK_FOR_EACH_TARGET([] {
     for (int type : kTypes) {
