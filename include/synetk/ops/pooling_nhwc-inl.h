@@ -564,11 +564,30 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
   size_t dx = 0;
   for (; dx < HWY_MIN(a, dstW); ++dx) pixel(dx);
   if constexpr (!kOneVector) {
-    // Several vectors of channels (bf16 pairs aside): the shared column goes
-    // through `carry`. Through pixel(), each vector's column tests cost
-    // about 2.5 cycles (f16 averages, 64 channels, AVX3_DL: 35 -> 30 us).
+    // Several vectors of channels: the shared column goes through `carry`
+    // (bf16 pairs: even and odd channels, as in pixel()). Through pixel(),
+    // each vector's column tests cost about 2.5 cycles (64 channels on
+    // AVX3_DL: f16 averages 35 -> 30 us, bf16 30 -> 26).
+    const V sc = hn::Set(d, static_cast<typename Ops::L>(scaleWhole));
+    if constexpr (Ops::kBF16Pairs) {
+      if (pairs) {
+        for (; dx < b; ++dx) {
+          const T* q = s + (2 * dx - pX + 1) * C;
+          for (size_t c = 0; c < C; c += 2 * N) {
+            V e1, o1, e2, o2;
+            PoolBF16LaneRows<Ops, kRows>(d, q + c, pitch, e1, o1);
+            PoolBF16LaneRows<Ops, kRows>(d, q + C + c, pitch, e2, o2);
+            const V e0 = hn::LoadU(d, carry + c), o0 = hn::LoadU(d, carry + c + N);
+            const V ae = PoolScale(d, Ops::Combine(Ops::Combine(e0, e1), e2), sc);
+            const V ao = PoolScale(d, Ops::Combine(Ops::Combine(o0, o1), o2), sc);
+            hn::StoreU(e2, d, carry + c);
+            hn::StoreU(o2, d, carry + c + N);
+            StoreBF16Pair<true>(d, ae, ao, out + dx * C + c);
+          }
+        }
+      }
+    }
     if (!pairs) {
-      const V sc = hn::Set(d, static_cast<typename Ops::L>(scaleWhole));
       for (; dx < b; ++dx) {
         const T* q = s + (2 * dx - pX + 1) * C;
         const size_t o = dx * C;
