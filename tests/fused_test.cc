@@ -316,7 +316,9 @@ TEMPLATE_TEST_CASE("fused layers carry infinities and NaNs", "[fused]", float, B
 TEST_CASE("fused type 2 multiplies products below FLT_MIN by a huge slope", "[fused]") {
   SYNETK_FOR_EACH_TARGET([] {
     auto k = MakeCase<float>(2, 7, 20);
-    for (size_t i = 0; i < k.src0.size(); ++i) k.src0[i] = -1e-21f * static_cast<float>(1 + i % 5) / 3.0f;
+    for (size_t i = 0; i < k.src0.size(); ++i) {
+      k.src0[i] = -1e-21f * static_cast<float>(1 + i % 5) / 3.0f;  // x: -1e-42 .. -5e-42
+    }
     for (size_t c = 0; c < k.C; ++c) {
       k.p0[c] = 3.1e-21f;  // scale
       k.p1[c] = 0.0f;      // bias
