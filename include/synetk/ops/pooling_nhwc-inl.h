@@ -487,6 +487,7 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
   // (Ops::Identity, the scale) themselves: a capture by reference is an
   // address, reloaded after each vector store (the interior of bf16 32
   // channels, through references, ran 10% slower).
+
   // The vertical step of the column at p (inside the row).
   const size_t pitch = rowElems;
   auto colAt = [d, pitch](const T* p) HWY_ATTR SYNETK_LAMBDA_INLINE {
