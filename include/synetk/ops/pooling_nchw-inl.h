@@ -760,13 +760,10 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
   constexpr bool kBf16Avg = Ops::kDivides && ElementTraits<T>::kEncoding == Encoding::kBFloat16;
 #if HWY_TARGET != HWY_SCALAR
   if constexpr (kRows == 3 && !kPrefetch && !kBf16Avg) {
-    // Rows of up to four chunks where loads convert (f16 averages, and the
-    // 16-bit max, whose loads map to keys: 3x224x224 3x3 s2 p1 bf16 / f16,
-    // 3.5 chunks, 3.6 -> 2.8 us on Zen 5; fp32 ran no faster) and the target
-    // has 32 registers for the eight carried vectors, else up to two.
-    constexpr bool kLoadConverts =
-        sizeof(T) < sizeof(typename Ops::L) || std::is_same_v<typename Ops::L, int16_t>;
-    constexpr size_t kMaxChunks = kPool32Registers && kLoadConverts ? 4 : 2;
+    // Rows of up to four chunks where loads convert (f16 averages; fp32 ran
+    // no faster) and the target has 32 registers for the eight carried
+    // vectors, else up to two.
+    constexpr size_t kMaxChunks = kPool32Registers && sizeof(T) < sizeof(typename Ops::L) ? 4 : 2;
     const size_t n = hn::Lanes(d);
     if (rowStep == 2 * pitch && w2 <= kMaxChunks * n) {
       const auto carried = [&](auto chunks, auto lastHalf) HWY_ATTR SYNETK_LAMBDA_INLINE {
