@@ -140,10 +140,14 @@ void BM_FusedOffset(benchmark::State& state) {
 #if HWY_ARCH_X86 && (defined(__GNUC__) || defined(__clang__))
 __attribute__((target("avx512f"), noinline)) void CopyLoop512(const float* s, float* d,
                                                                size_t n) {
-  for (size_t i = 0; i + 16 <= n; i += 16) _mm512_storeu_ps(d + i, _mm512_loadu_ps(s + i));
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(d + i, _mm512_loadu_ps(s + i));
+  for (; i < n; ++i) d[i] = s[i];
 }
 __attribute__((target("avx2"), noinline)) void CopyLoop256(const float* s, float* d, size_t n) {
-  for (size_t i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, _mm256_loadu_ps(s + i));
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, _mm256_loadu_ps(s + i));
+  for (; i < n; ++i) d[i] = s[i];
 }
 bool CopyLoop(const float* s, float* d, size_t n) {
   static const int width = __builtin_cpu_supports("avx512f") ? 512
