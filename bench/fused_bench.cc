@@ -165,8 +165,8 @@ bool CopyLoop(const float*, float*, size_t) { return false; }
 // followed by memcpy of the same traffic (as TimeAgainstMemcpy). Counters:
 // memcpy_ratio (the layer's), copy_loop_ratio (the loop's: median memcpy /
 // median loop time) and layer_vs_loop (median loop / median layer time).
-// On the Zen 5 VM the fused headline cases read 0.93-0.95 of memcpy in some
-// runs and 0.74-0.80 in others, and the plain loop moved with them
+// On the Zen 5 VM the fused headline cases read 0.87-0.95 of memcpy in some
+// runs and 0.74-0.85 in others, and the plain loop moved with them
 // (docs/performance.md, "The fused layers and a plain copy loop").
 // Arguments: channels, spatial, format.
 void BM_FusedCopyLoop(benchmark::State& state) {
