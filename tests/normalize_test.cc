@@ -12,6 +12,7 @@
 #include <climits>
 #include <limits>
 #include <tuple>
+#include <type_traits>
 
 namespace {
 
@@ -260,6 +261,54 @@ TEST_CASE("normalize of all-zero input with eps 0 is defined", "[normalize]") {
 // (the kernels scale (x - mean) * factor, never factor * scale first).
 TEST_CASE("normalize of all-zero input with a huge factor and scale is defined", "[normalize]") {
   SYNETK_FOR_EACH_TARGET([] { CheckAllZeroInput(std::numeric_limits<float>::denorm_min(), 0x1p65f); });
+}
+
+// scale[1] = inf (V1, V2, V3): x * scale / sqrt(...) (V2, V3: x - mean for
+// x, plus shift) is +-inf for every x of channel 1 that is not its mean,
+// also where x / sqrt(...) alone underflows fp32 to 0 (0 * inf would be
+// NaN): channel 1 of batch item 1 at position 2 holds a denormal among
+// values of thousands that cancel in every reduction (the other channels at
+// that position; channel 1's other positions), so that its mean is tiny too.
+// The other channels stay finite.
+template <class F>
+void CheckInfiniteScale(int version, size_t C) {
+  auto k = MakeCase<float>(version, 2, C, 5);
+  const bool nhwc = std::is_same_v<F, synetk::Nhwc>;
+  for (size_t b = 0; b < k.B; ++b) {
+    for (size_t c = 0; c < C; ++c) {
+      for (size_t s = 0; s < k.S; ++s) {
+        const size_t rank = c == 0 ? 0 : c - 1;  // among the channels but 1
+        float v = rank % 2 ? -5000.0f : 5000.0f;
+        if (c == 1) v = s == 2 ? (b == 1 ? -0x1.39p-141f : 1000.0f) : s % 2 ? -6310.0f : 6310.0f;
+        k.src[nhwc ? (b * k.S + s) * C + c : (b * C + c) * k.S + s] = v;
+      }
+    }
+  }
+  k.scale[1] = std::numeric_limits<float>::infinity();
+  std::vector<float> ws(std::max<size_t>(ScratchOf<float, F>(k), 1)), dst(k.Size(), 7.0f);
+  RunLibrary<float, F>(k, k.src.data(), ws.data(), ws.size(), dst.data());
+  for (size_t i = 0; i < dst.size(); ++i) {
+    const size_t c = nhwc ? i % C : (i / k.S) % C;
+    INFO("version " << version << " nhwc " << nhwc << " C " << C << " element " << i << " got "
+                    << dst[i]);
+    if (c == 1) {
+      REQUIRE(std::isinf(dst[i]));
+      REQUIRE(std::signbit(dst[i]) == std::signbit(k.src[i]));
+    } else {
+      REQUIRE(std::isfinite(dst[i]));
+    }
+  }
+}
+
+TEST_CASE("normalize with an infinite scale gives infinities", "[normalize]") {
+  SYNETK_FOR_EACH_TARGET([] {
+    for (int v : {1, 5, 2, 3}) {
+      for (size_t C : {size_t{3}, size_t{37}}) {
+        CheckInfiniteScale<synetk::Nchw>(v, C);
+        CheckInfiniteScale<synetk::Nhwc>(v, C);
+      }
+    }
+  });
 }
 
 TEST_CASE("normalize runs in place", "[normalize]") {

@@ -77,6 +77,7 @@ constexpr size_t NormalizeScratchFloats(size_t channels) {
 #endif
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 
@@ -183,6 +184,53 @@ HWY_INLINE hn::Vec<DF> SafeRsqrt(DF df, hn::Vec<DF> d) {
 }
 inline float SafeRsqrtScalar(double d) {
   return d == 0.0 ? 0.0f : static_cast<float>(1.0 / std::sqrt(d));
+}
+
+// The outputs x * k * scale (V1) and d * k * scale + shift (V2, V3: d = x -
+// mean), k = 1/sqrt(...), as x * (k * scale): the specification's x * scale
+// / sqrt(...) in special values (an infinite scale gives +-inf), and free of
+// the underflow of x * k where a tiny x sits among large values (x * k
+// rounds to 0 where the product with a large scale does not). Where k *
+// scale overflows for a finite scale (tiny sums, huge scales), (x * k) *
+// scale instead: |x * k| <= 1. The kernels take the plain product wherever
+// NormProductFits shows that no overflow can occur, which gives the same bits.
+template <class DF>
+HWY_INLINE hn::Vec<DF> NormScaled(DF /*df*/, hn::Vec<DF> x, hn::Vec<DF> k, hn::Vec<DF> scale) {
+  const hn::Vec<DF> f = hn::Mul(k, scale);
+  return hn::IfThenElse(hn::And(hn::IsInf(f), hn::IsFinite(scale)),
+                        hn::Mul(hn::Mul(x, k), scale), hn::Mul(x, f));
+}
+template <class DF>
+HWY_INLINE hn::Vec<DF> NormScaledShifted(DF /*df*/, hn::Vec<DF> d, hn::Vec<DF> k,
+                                         hn::Vec<DF> scale, hn::Vec<DF> shift) {
+  const hn::Vec<DF> f = hn::Mul(k, scale);
+  return hn::IfThenElse(hn::And(hn::IsInf(f), hn::IsFinite(scale)),
+                        hn::MulAdd(hn::Mul(d, k), scale, shift), hn::MulAdd(d, f, shift));
+}
+// NormScaled for one k and one scale.
+inline float NormFactor(float k, float scale, bool& overflows) {
+  const float f = k * scale;
+  overflows = std::isinf(f) && std::isfinite(scale);
+  return f;
+}
+// The largest finite |v[i]| of n (0 if none).
+inline float MaxFiniteAbs(const float* v, size_t n) {
+  float m = 0.0f;
+  for (size_t i = 0; i < n; ++i) {
+    if (std::isfinite(v[i])) m = std::max(m, std::fabs(v[i]));
+  }
+  return m;
+}
+// The largest of n factors k (NaN ignored).
+inline float MaxOf(const float* k, size_t n) {
+  float m = 0.0f;
+  for (size_t i = 0; i < n; ++i) m = k[i] > m ? k[i] : m;
+  return m;
+}
+// Whether k * scale stays finite for every k <= kMax and finite |scale| <=
+// maxScale: then NormScaled is the plain product.
+inline bool NormProductFits(float kMax, float maxScale) {
+  return static_cast<double>(kMax) * maxScale <= static_cast<double>(FLT_MAX);
 }
 
 // Mean and sum of squared deviations of one group of nb values, summed as
@@ -301,6 +349,7 @@ HWY_INLINE void NormalizeNchwBlocked(DF df, const detail::NormalizeArgs<T>& a,
   HWY_ALIGN float acc2[kNormMaxBlock];
   HWY_ALIGN float st2[kNormMaxBlock];  // V2: the channel group's pivot row
   const V veps = hn::Set(df, a.eps);
+  const float maxScale = MaxFiniteAbs(a.scale, C);  // NormProductFits
   for (size_t s0 = a.begin; s0 < a.end; s0 += B) {
     const size_t len = std::min(B, a.end - s0);
     const size_t lenV = (len + N - 1) / N * N;
@@ -352,19 +401,34 @@ HWY_INLINE void NormalizeNchwBlocked(DF df, const detail::NormalizeArgs<T>& a,
         hn::Store(NormFromM2(df, hn::Load(df, st1 + j), C, veps), df, st1 + j);
       }
     }
+    // The block's factors (V1: st0, V2: st1) against every scale.
+    const bool fits = NormProductFits(MaxOf(kVersion == 1 ? st0 : st1, len), maxScale);
     for (size_t c = 0; c < C; ++c) {
       const V sc = hn::Set(df, a.scale[c]);
       const T* row = blk + c * S;
       T* out = dst + s0 + c * S;
       if constexpr (kVersion == 1) {
+        if (!fits) {
+          MapRow(df, row, out, len, [&](size_t i, size_t, V x) HWY_ATTR {
+            return NormScaled(df, x, hn::Load(df, st0 + i), sc);
+          });
+          continue;
+        }
         MapRow(df, row, out, len, [&](size_t i, size_t, V x) HWY_ATTR {
-          return hn::Mul(hn::Mul(x, hn::Load(df, st0 + i)), sc);
+          return hn::Mul(x, hn::Mul(hn::Load(df, st0 + i), sc));
         });
       } else {
         const V sh = hn::Set(df, a.shift[c]);
+        if (!fits) {
+          MapRow(df, row, out, len, [&](size_t i, size_t, V x) HWY_ATTR {
+            return NormScaledShifted(df, hn::Sub(x, hn::Load(df, st0 + i)),
+                                     hn::Load(df, st1 + i), sc, sh);
+          });
+          continue;
+        }
         MapRow(df, row, out, len, [&](size_t i, size_t, V x) HWY_ATTR {
-          return hn::MulAdd(hn::Mul(hn::Sub(x, hn::Load(df, st0 + i)), hn::Load(df, st1 + i)),
-                            sc, sh);
+          return hn::MulAdd(hn::Sub(x, hn::Load(df, st0 + i)), hn::Mul(hn::Load(df, st1 + i), sc),
+                            sh);
         });
       }
     }
@@ -433,6 +497,7 @@ HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
   const V vC = hn::Set(df, static_cast<float>(C));
   const float* const scale = a.scale;
   const float* const shift = a.shift;
+  const float maxScale = MaxFiniteAbs(scale, C);  // NormProductFits
   const bool shortRow = C <= kNormChunk;
   const size_t P =
       std::max<size_t>(1, std::min(kNormPixelGroup, kNormBlockBytesL1 / (C * sizeof(T))));
@@ -486,14 +551,28 @@ HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
       // the parameter pointers were reloaded around every store.
       const float f0 = st0[s - s0];
       if constexpr (kVersion == 1) {
+        if (!NormProductFits(f0, maxScale)) {
+          MapRow(df, row, out, C, [=](size_t i, size_t n, V x) HWY_ATTR {
+            return NormScaled(df, x, hn::Set(df, f0), LoadParam(df, scale + i, n));
+          });
+          continue;
+        }
         MapRow(df, row, out, C, [=](size_t i, size_t n, V x) HWY_ATTR {
-          return hn::Mul(hn::Mul(x, hn::Set(df, f0)), LoadParam(df, scale + i, n));
+          return hn::Mul(x, hn::Mul(hn::Set(df, f0), LoadParam(df, scale + i, n)));
         });
       } else {
         const float f1 = st1[s - s0];
+        if (!NormProductFits(f1, maxScale)) {
+          MapRow(df, row, out, C, [=](size_t i, size_t n, V x) HWY_ATTR {
+            return NormScaledShifted(df, hn::Sub(x, hn::Set(df, f0)), hn::Set(df, f1),
+                                     LoadParam(df, scale + i, n), LoadParam(df, shift + i, n));
+          });
+          continue;
+        }
         MapRow(df, row, out, C, [=](size_t i, size_t n, V x) HWY_ATTR {
-          return hn::MulAdd(hn::Mul(hn::Sub(x, hn::Set(df, f0)), hn::Set(df, f1)),
-                            LoadParam(df, scale + i, n), LoadParam(df, shift + i, n));
+          return hn::MulAdd(hn::Sub(x, hn::Set(df, f0)),
+                            hn::Mul(hn::Set(df, f1), LoadParam(df, scale + i, n)),
+                            LoadParam(df, shift + i, n));
         });
       }
     }
@@ -511,15 +590,28 @@ HWY_INLINE void NormalizeAcross(DF df, const detail::NormalizeArgs<T>& a,
   const float kf = SafeRsqrtScalar(ss + a.eps);
   const V k = hn::Set(df, kf);
   if constexpr (std::is_same_v<Format, Nchw>) {
-    for (size_t c = 0; c < C; ++c) {
-      const V f = hn::Set(df, a.scale[c]);
+    for (size_t c = 0; c < C; ++c) {  // NormScaled per channel
+      bool overflows;
+      const V f = hn::Set(df, NormFactor(kf, a.scale[c], overflows));
+      if (overflows) {
+        const V sc = hn::Set(df, a.scale[c]);
+        MapRow(df, src + c * S, dst + c * S, S,
+               [&](size_t, size_t, V x) HWY_ATTR { return hn::Mul(hn::Mul(x, k), sc); });
+        continue;
+      }
       MapRow(df, src + c * S, dst + c * S, S,
-             [&](size_t, size_t, V x) HWY_ATTR { return hn::Mul(hn::Mul(x, k), f); });
+             [&](size_t, size_t, V x) HWY_ATTR { return hn::Mul(x, f); });
+    }
+  } else if (!NormProductFits(kf, MaxFiniteAbs(a.scale, C))) {
+    for (size_t s = 0; s < S; ++s) {
+      MapRow(df, src + s * C, dst + s * C, C, [&](size_t i, size_t n, V x) HWY_ATTR {
+        return NormScaled(df, x, k, LoadParam(df, a.scale + i, n));
+      });
     }
   } else {
     for (size_t s = 0; s < S; ++s) {
       MapRow(df, src + s * C, dst + s * C, C, [&](size_t i, size_t n, V x) HWY_ATTR {
-        return hn::Mul(hn::Mul(x, k), LoadParam(df, a.scale + i, n));
+        return hn::Mul(x, hn::Mul(k, LoadParam(df, a.scale + i, n)));
       });
     }
   }
@@ -579,10 +671,19 @@ HWY_INLINE void NormalizeV3(DF df, const detail::NormalizeArgs<T>& a,
       const T* row = src + c * S;
       const float mean = static_cast<float>(RowSum<0>(df, row, S, 0.0f) / static_cast<double>(S));
       const double var = RowSum<2>(df, row, S, mean) / static_cast<double>(S);
-      const V f = hn::Set(df, SafeRsqrtScalar(var + a.eps)), sc = hn::Set(df, a.scale[c]);
+      const float norm = SafeRsqrtScalar(var + a.eps);
       const V vm = hn::Set(df, mean), sh = hn::Set(df, a.shift[c]);
+      bool overflows;  // NormScaledShifted for the channel
+      const V fScale = hn::Set(df, NormFactor(norm, a.scale[c], overflows));
+      if (overflows) {
+        const V f = hn::Set(df, norm), sc = hn::Set(df, a.scale[c]);
+        MapRow(df, row, dst + c * S, S, [&](size_t, size_t, V x) HWY_ATTR {
+          return hn::MulAdd(hn::Mul(hn::Sub(x, vm), f), sc, sh);
+        });
+        continue;
+      }
       MapRow(df, row, dst + c * S, S, [&](size_t, size_t, V x) HWY_ATTR {
-        return hn::MulAdd(hn::Mul(hn::Sub(x, vm), f), sc, sh);
+        return hn::MulAdd(hn::Sub(x, vm), fScale, sh);
       });
     }
   } else {
@@ -630,11 +731,23 @@ HWY_INLINE void NormalizeV3(DF df, const detail::NormalizeArgs<T>& a,
     }
     const float* shift = a.shift + c0;
     const float* scale = a.scale + c0;
+    if (!NormProductFits(MaxOf(f + c0, c1 - c0), MaxFiniteAbs(scale, c1 - c0))) {
+      for (size_t s = 0; s < S; ++s) {
+        MapRow(df, src + s * C + c0, dst + s * C + c0, c1 - c0,
+               [&](size_t i, size_t n, V x) HWY_ATTR {
+                 return NormScaledShifted(df, hn::Sub(x, LoadParam(df, mean + c0 + i, n)),
+                                          LoadParam(df, f + c0 + i, n),
+                                          LoadParam(df, scale + i, n),
+                                          LoadParam(df, shift + i, n));
+               });
+      }
+      return;
+    }
     for (size_t s = 0; s < S; ++s) {
       MapRow(df, src + s * C + c0, dst + s * C + c0, c1 - c0, [&](size_t i, size_t n, V x) HWY_ATTR {
-        const V y =
-            hn::Mul(hn::Sub(x, LoadParam(df, mean + c0 + i, n)), LoadParam(df, f + c0 + i, n));
-        return hn::MulAdd(y, LoadParam(df, scale + i, n), LoadParam(df, shift + i, n));
+        return hn::MulAdd(hn::Sub(x, LoadParam(df, mean + c0 + i, n)),
+                          hn::Mul(LoadParam(df, f + c0 + i, n), LoadParam(df, scale + i, n)),
+                          LoadParam(df, shift + i, n));
       });
     }
   }
