@@ -258,7 +258,8 @@ TEST_CASE("normalize of all-zero input with eps 0 is defined", "[normalize]") {
 
 // The smallest denormal eps and a scale of 2^65: the normalizing factor
 // (2.7e22) times the scale overflows fp32, but the normalized values are 0
-// (the kernels scale (x - mean) * factor, never factor * scale first).
+// (where factor * scale overflows, the kernels scale (x - mean) * factor
+// first).
 TEST_CASE("normalize of all-zero input with a huge factor and scale is defined", "[normalize]") {
   SYNETK_FOR_EACH_TARGET([] { CheckAllZeroInput(std::numeric_limits<float>::denorm_min(), 0x1p65f); });
 }
