@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <limits>
 #include <tuple>
 #include <type_traits>
@@ -308,6 +309,56 @@ TEST_CASE("normalize with an infinite scale gives infinities", "[normalize]") {
         CheckInfiniteScale<synetk::Nchw>(v, C);
         CheckInfiniteScale<synetk::Nhwc>(v, C);
       }
+    }
+  });
+}
+
+// A NaN beside a position whose factor times the scale overflows (V1 and V2,
+// one factor per position). Position 1 holds +-1e-30, whose squares
+// underflow fp32 to 0: with eps the smallest denormal its factor is 2.7e22,
+// and times a scale of 2^65 that passes FLT_MAX, while x * factor * scale is
+// about 1e12. NaNs at positions 5, 9 and 17 (position 1's lane in vectors of
+// 4, 8 and 16, followed by finite factors in that lane) must not hide that
+// factor from the kernels' test for the plain product (on x86, Max of the
+// running maximum and a NaN gives the NaN, and the next Max drops it).
+template <class F>
+void CheckNaNBesideHugeFactor(int version) {
+  constexpr size_t C = 19, S = 40;
+  auto k = MakeCase<float>(version, 1, C, S, std::numeric_limits<float>::denorm_min());
+  std::fill(k.scale.begin(), k.scale.end(), 0x1p65f);
+  const bool nhwc = std::is_same_v<F, synetk::Nhwc>;
+  const auto at = [&](size_t c, size_t s) { return nhwc ? s * C + c : c * S + s; };
+  for (size_t c = 0; c < C; ++c) k.src[at(c, 1)] = c % 2 ? -1e-30f : 1e-30f;
+  for (size_t s : {5, 9, 17}) k.src[at(3, s)] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> ws(std::max<size_t>(ScratchOf<float, F>(k), 1)), dst(k.Size(), 7.0f);
+  RunLibrary<float, F>(k, k.src.data(), ws.data(), ws.size(), dst.data());
+  // Position 1 by the specification, in double.
+  double mean = 0.0, var = 0.0, squares = 0.0;
+  for (size_t c = 0; c < C; ++c) mean += k.src[at(c, 1)];
+  mean /= C;
+  for (size_t c = 0; c < C; ++c) {
+    const double x = k.src[at(c, 1)];
+    var += (x - mean) * (x - mean);
+    squares += x * x;
+  }
+  var /= C;
+  for (size_t c = 0; c < C; ++c) {
+    const double x = k.src[at(c, 1)];
+    const double want = version == 1 ? x * k.scale[c] / std::sqrt(squares + k.eps)
+                                     : (x - mean) * k.scale[c] / std::sqrt(var + k.eps) + k.shift[c];
+    INFO("version " << version << " nhwc " << nhwc << " channel " << c << " got "
+                    << dst[at(c, 1)] << " want " << want);
+    REQUIRE(std::fabs(want) > 1e11);
+    REQUIRE(std::fabs(dst[at(c, 1)] - want) <= 1e-5 * std::fabs(want));
+    for (size_t s : {5, 9, 17}) REQUIRE(std::isnan(dst[at(c, s)]));
+  }
+}
+
+TEST_CASE("normalize sees a huge factor beside NaN positions", "[normalize]") {
+  SYNETK_FOR_EACH_TARGET([] {
+    for (int v : {1, 2}) {
+      CheckNaNBesideHugeFactor<synetk::Nchw>(v);
+      CheckNaNBesideHugeFactor<synetk::Nhwc>(v);
     }
   });
 }
