@@ -192,26 +192,23 @@ inline float SafeRsqrtScalar(double d) {
 // the underflow of x * k where a tiny x sits among large values (x * k
 // rounds to 0 where the product with a large scale does not). Where k *
 // scale overflows for a finite scale (tiny sums, huge scales), (x * k) *
-// scale instead: |x * k| <= 1. The kernels take the plain product wherever
-// NormProductFits shows that no overflow can occur, which gives the same bits.
-template <class DF>
+// scale instead: |x * k| <= 1, chosen per element with kChecked. Callers
+// for which NormProductFits shows that no overflow can occur pass kChecked
+// false: the plain product, the same bits.
+template <bool kChecked, class DF>
 HWY_INLINE hn::Vec<DF> NormScaled(DF /*df*/, hn::Vec<DF> x, hn::Vec<DF> k, hn::Vec<DF> scale) {
   const hn::Vec<DF> f = hn::Mul(k, scale);
+  if constexpr (!kChecked) return hn::Mul(x, f);
   return hn::IfThenElse(hn::And(hn::IsInf(f), hn::IsFinite(scale)),
                         hn::Mul(hn::Mul(x, k), scale), hn::Mul(x, f));
 }
-template <class DF>
+template <bool kChecked, class DF>
 HWY_INLINE hn::Vec<DF> NormScaledShifted(DF /*df*/, hn::Vec<DF> d, hn::Vec<DF> k,
                                          hn::Vec<DF> scale, hn::Vec<DF> shift) {
   const hn::Vec<DF> f = hn::Mul(k, scale);
+  if constexpr (!kChecked) return hn::MulAdd(d, f, shift);
   return hn::IfThenElse(hn::And(hn::IsInf(f), hn::IsFinite(scale)),
                         hn::MulAdd(hn::Mul(d, k), scale, shift), hn::MulAdd(d, f, shift));
-}
-// NormScaled for one k and one scale.
-inline float NormFactor(float k, float scale, bool& overflows) {
-  const float f = k * scale;
-  overflows = std::isinf(f) && std::isfinite(scale);
-  return f;
 }
 // The largest finite |v[i]| of n (0 if none).
 inline float MaxFiniteAbs(const float* v, size_t n) {
@@ -246,6 +243,17 @@ HWY_INLINE float MaxOf(D d, const float* HWY_RESTRICT k, size_t n) {
 // maxScale: then NormScaled is the plain product.
 inline bool NormProductFits(float kMax, float maxScale) {
   return static_cast<double>(kMax) * maxScale <= static_cast<double>(FLT_MAX);
+}
+// run(std::false_type()) where fits (no element needs the check), else
+// run(std::true_type()): the flag is NormScaled's kChecked, and the test
+// stays outside the caller's loops.
+template <class Run>
+HWY_INLINE void NormWithCheck(bool fits, const Run& run) {
+  if (fits) {
+    run(std::false_type());
+  } else {
+    run(std::true_type());
+  }
 }
 
 // Mean and sum of squared deviations of one group of nb values, summed as
@@ -418,35 +426,25 @@ HWY_INLINE void NormalizeNchwBlocked(DF df, const detail::NormalizeArgs<T>& a,
     }
     // The block's factors (V1: st0, V2: st1) against every scale.
     const bool fits = NormProductFits(MaxOf(df, kVersion == 1 ? st0 : st1, len), maxScale);
-    for (size_t c = 0; c < C; ++c) {
-      const V sc = hn::Set(df, a.scale[c]);
-      const T* row = blk + c * S;
-      T* out = dst + s0 + c * S;
-      if constexpr (kVersion == 1) {
-        if (!fits) {
+    NormWithCheck(fits, [&](auto checked) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      constexpr bool kChecked = decltype(checked)::value;
+      for (size_t c = 0; c < C; ++c) {
+        const V sc = hn::Set(df, a.scale[c]);
+        const T* row = blk + c * S;
+        T* out = dst + s0 + c * S;
+        if constexpr (kVersion == 1) {
           MapRow(df, row, out, len, [&](size_t i, size_t, V x) HWY_ATTR {
-            return NormScaled(df, x, hn::Load(df, st0 + i), sc);
+            return NormScaled<kChecked>(df, x, hn::Load(df, st0 + i), sc);
           });
-          continue;
-        }
-        MapRow(df, row, out, len, [&](size_t i, size_t, V x) HWY_ATTR {
-          return hn::Mul(x, hn::Mul(hn::Load(df, st0 + i), sc));
-        });
-      } else {
-        const V sh = hn::Set(df, a.shift[c]);
-        if (!fits) {
+        } else {
+          const V sh = hn::Set(df, a.shift[c]);
           MapRow(df, row, out, len, [&](size_t i, size_t, V x) HWY_ATTR {
-            return NormScaledShifted(df, hn::Sub(x, hn::Load(df, st0 + i)),
-                                     hn::Load(df, st1 + i), sc, sh);
+            return NormScaledShifted<kChecked>(df, hn::Sub(x, hn::Load(df, st0 + i)),
+                                               hn::Load(df, st1 + i), sc, sh);
           });
-          continue;
         }
-        MapRow(df, row, out, len, [&](size_t i, size_t, V x) HWY_ATTR {
-          return hn::MulAdd(hn::Sub(x, hn::Load(df, st0 + i)), hn::Mul(hn::Load(df, st1 + i), sc),
-                            sh);
-        });
       }
-    }
+    });
   }
 }
 
@@ -559,47 +557,31 @@ HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
         }
       }
     }
-    // The group's factors against every scale, once per group (a test per
-    // pixel, or inside the pixel loop, had cost V1 64x3136 3-5%, stop 58).
+    // The group's factors against every scale, once per group and outside
+    // the pixel loop (a test per pixel, or inside that loop, had cost V1
+    // 64x3136 3-5%, stop 58).
     const bool fits = NormProductFits(MaxOf(dg, kVersion == 1 ? st0 : st1, s1 - s0), maxScale);
-    // Each pixel's row through rowOp, the test above outside the loop.
-    const auto eachRow = [&](const auto& rowOp) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    NormWithCheck(fits, [&](auto checked) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      constexpr bool kChecked = decltype(checked)::value;
       for (size_t s = s0; s < s1; ++s) {
-        rowOp(src + s * C, dst + s * C, st0[s - s0], st1[s - s0]);
-      }
-    };
-    // By value, no vector captured (see fused-inl.h): through references
-    // the parameter pointers were reloaded around every store.
-    if constexpr (kVersion == 1) {
-      if (fits) {
-        eachRow([=](const T* row, T* out, float f0, float) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        const T* row = src + s * C;
+        T* out = dst + s * C;
+        // By value, no vector captured (see fused-inl.h): through references
+        // the parameter pointers were reloaded around every store.
+        const float f0 = st0[s - s0], f1 = st1[s - s0];
+        if constexpr (kVersion == 1) {
           MapRow(df, row, out, C, [=](size_t i, size_t n, V x) HWY_ATTR {
-            return hn::Mul(x, hn::Mul(hn::Set(df, f0), LoadParam(df, scale + i, n)));
+            return NormScaled<kChecked>(df, x, hn::Set(df, f0), LoadParam(df, scale + i, n));
           });
-        });
-      } else {
-        eachRow([=](const T* row, T* out, float f0, float) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        } else {
           MapRow(df, row, out, C, [=](size_t i, size_t n, V x) HWY_ATTR {
-            return NormScaled(df, x, hn::Set(df, f0), LoadParam(df, scale + i, n));
+            return NormScaledShifted<kChecked>(df, hn::Sub(x, hn::Set(df, f0)), hn::Set(df, f1),
+                                               LoadParam(df, scale + i, n),
+                                               LoadParam(df, shift + i, n));
           });
-        });
+        }
       }
-    } else if (fits) {
-      eachRow([=](const T* row, T* out, float f0, float f1) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        MapRow(df, row, out, C, [=](size_t i, size_t n, V x) HWY_ATTR {
-          return hn::MulAdd(hn::Sub(x, hn::Set(df, f0)),
-                            hn::Mul(hn::Set(df, f1), LoadParam(df, scale + i, n)),
-                            LoadParam(df, shift + i, n));
-        });
-      });
-    } else {
-      eachRow([=](const T* row, T* out, float f0, float f1) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        MapRow(df, row, out, C, [=](size_t i, size_t n, V x) HWY_ATTR {
-          return NormScaledShifted(df, hn::Sub(x, hn::Set(df, f0)), hn::Set(df, f1),
-                                   LoadParam(df, scale + i, n), LoadParam(df, shift + i, n));
-        });
-      });
-    }
+    });
   }
 }
 
@@ -614,30 +596,22 @@ HWY_INLINE void NormalizeAcross(DF df, const detail::NormalizeArgs<T>& a,
   const float kf = SafeRsqrtScalar(ss + a.eps);
   const V k = hn::Set(df, kf);
   if constexpr (std::is_same_v<Format, Nchw>) {
-    for (size_t c = 0; c < C; ++c) {  // NormScaled per channel
-      bool overflows;
-      const V f = hn::Set(df, NormFactor(kf, a.scale[c], overflows));
-      if (overflows) {
-        const V sc = hn::Set(df, a.scale[c]);
-        MapRow(df, src + c * S, dst + c * S, S,
-               [&](size_t, size_t, V x) HWY_ATTR { return hn::Mul(hn::Mul(x, k), sc); });
-        continue;
-      }
-      MapRow(df, src + c * S, dst + c * S, S,
-             [&](size_t, size_t, V x) HWY_ATTR { return hn::Mul(x, f); });
-    }
-  } else if (!NormProductFits(kf, MaxFiniteAbs(a.scale, C))) {
-    for (size_t s = 0; s < S; ++s) {
-      MapRow(df, src + s * C, dst + s * C, C, [&](size_t i, size_t n, V x) HWY_ATTR {
-        return NormScaled(df, x, k, LoadParam(df, a.scale + i, n));
+    for (size_t c = 0; c < C; ++c) {  // the test per channel
+      const V sc = hn::Set(df, a.scale[c]);
+      NormWithCheck(NormProductFits(kf, std::fabs(a.scale[c])), [&](auto checked) HWY_ATTR {
+        MapRow(df, src + c * S, dst + c * S, S, [&](size_t, size_t, V x) HWY_ATTR {
+          return NormScaled<decltype(checked)::value>(df, x, k, sc);
+        });
       });
     }
   } else {
-    for (size_t s = 0; s < S; ++s) {
-      MapRow(df, src + s * C, dst + s * C, C, [&](size_t i, size_t n, V x) HWY_ATTR {
-        return hn::Mul(x, hn::Mul(k, LoadParam(df, a.scale + i, n)));
-      });
-    }
+    NormWithCheck(NormProductFits(kf, MaxFiniteAbs(a.scale, C)), [&](auto checked) HWY_ATTR {
+      for (size_t s = 0; s < S; ++s) {
+        MapRow(df, src + s * C, dst + s * C, C, [&](size_t i, size_t n, V x) HWY_ATTR {
+          return NormScaled<decltype(checked)::value>(df, x, k, LoadParam(df, a.scale + i, n));
+        });
+      }
+    });
   }
 }
 
@@ -696,18 +670,12 @@ HWY_INLINE void NormalizeV3(DF df, const detail::NormalizeArgs<T>& a,
       const float mean = static_cast<float>(RowSum<0>(df, row, S, 0.0f) / static_cast<double>(S));
       const double var = RowSum<2>(df, row, S, mean) / static_cast<double>(S);
       const float norm = SafeRsqrtScalar(var + a.eps);
+      const V f = hn::Set(df, norm), sc = hn::Set(df, a.scale[c]);
       const V vm = hn::Set(df, mean), sh = hn::Set(df, a.shift[c]);
-      bool overflows;  // NormScaledShifted for the channel
-      const V fScale = hn::Set(df, NormFactor(norm, a.scale[c], overflows));
-      if (overflows) {
-        const V f = hn::Set(df, norm), sc = hn::Set(df, a.scale[c]);
+      NormWithCheck(NormProductFits(norm, std::fabs(a.scale[c])), [&](auto checked) HWY_ATTR {
         MapRow(df, row, dst + c * S, S, [&](size_t, size_t, V x) HWY_ATTR {
-          return hn::MulAdd(hn::Mul(hn::Sub(x, vm), f), sc, sh);
+          return NormScaledShifted<decltype(checked)::value>(df, hn::Sub(x, vm), f, sc, sh);
         });
-        continue;
-      }
-      MapRow(df, row, dst + c * S, S, [&](size_t, size_t, V x) HWY_ATTR {
-        return hn::MulAdd(hn::Sub(x, vm), fScale, sh);
       });
     }
   } else {
@@ -755,25 +723,17 @@ HWY_INLINE void NormalizeV3(DF df, const detail::NormalizeArgs<T>& a,
     }
     const float* shift = a.shift + c0;
     const float* scale = a.scale + c0;
-    if (!NormProductFits(MaxOf(f + c0, c1 - c0), MaxFiniteAbs(scale, c1 - c0))) {
+    const bool fits = NormProductFits(MaxOf(f + c0, c1 - c0), MaxFiniteAbs(scale, c1 - c0));
+    NormWithCheck(fits, [&](auto checked) HWY_ATTR {
       for (size_t s = 0; s < S; ++s) {
         MapRow(df, src + s * C + c0, dst + s * C + c0, c1 - c0,
                [&](size_t i, size_t n, V x) HWY_ATTR {
-                 return NormScaledShifted(df, hn::Sub(x, LoadParam(df, mean + c0 + i, n)),
-                                          LoadParam(df, f + c0 + i, n),
-                                          LoadParam(df, scale + i, n),
-                                          LoadParam(df, shift + i, n));
+                 return NormScaledShifted<decltype(checked)::value>(
+                     df, hn::Sub(x, LoadParam(df, mean + c0 + i, n)), LoadParam(df, f + c0 + i, n),
+                     LoadParam(df, scale + i, n), LoadParam(df, shift + i, n));
                });
       }
-      return;
-    }
-    for (size_t s = 0; s < S; ++s) {
-      MapRow(df, src + s * C + c0, dst + s * C + c0, c1 - c0, [&](size_t i, size_t n, V x) HWY_ATTR {
-        return hn::MulAdd(hn::Sub(x, LoadParam(df, mean + c0 + i, n)),
-                          hn::Mul(LoadParam(df, f + c0 + i, n), LoadParam(df, scale + i, n)),
-                          LoadParam(df, shift + i, n));
-      });
-    }
+    });
   }
 }
 
