@@ -56,7 +56,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // the 1-lane targets replace about a dozen scalar operations by one load.
 // Elsewhere (16/32-byte shuffles reach 16 entries) the formula stays.
 inline constexpr bool kByteLookup =
-    HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128;
+    SYNETK_HAS_VBMI_PERMUTE || HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128;
 
 // y holds Lanes(d8)/n consecutive rows of n bytes (n a power of two, at least
 // 16 and at most Lanes(d8)); each goes to its own row of dst with a plain
@@ -83,7 +83,7 @@ HWY_INLINE void StoreVectorRows(D8 d8, hn::Vec<D8> y, size_t n, uint8_t* dst, si
 }
 #endif
 
-#if HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_VBMI_PERMUTE
 // Bytes idx[i] of the 128 bytes {t0, t1} (the low 7 bits of each index), as
 // vpermt2b, which overwrites a copy of t0. Given the intrinsic, GCC emits
 // vpermi2b, which overwrites the index, wherever the tables are loop
@@ -181,7 +181,7 @@ inline HWY_NOINLINE void MapByteRowCall(const ByteMapRegs& look, const uint8_t* 
 // A row of src may be its row of dst.
 HWY_INLINE void MapByteRows(const detail::ByteMap& m, const uint8_t* src, size_t srcStride,
                             size_t n, size_t rows, uint8_t* dst, size_t dstStride) {
-#if HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_VBMI_PERMUTE
   const ByteMapRegs look(m);
   const size_t full = n & ~size_t{63};
   // Masked tail: the bytes past n are neither read nor written.
@@ -222,7 +222,7 @@ HWY_INLINE void MapByteRows(const detail::ByteMap& m, const uint8_t* src, size_t
 HWY_INLINE void MapByteRowPairs(const detail::ByteMap& ma, const uint8_t* srcA, uint8_t* dstA,
                                 const detail::ByteMap& mb, const uint8_t* srcB, uint8_t* dstB,
                                 size_t srcStride, size_t n, size_t rows, size_t dstStride) {
-#if HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_VBMI_PERMUTE
   const ByteMapRegs lookA(ma), lookB(mb);
   const size_t full = n & ~size_t{63};
   const __mmask64 k = FirstBytes(n - full);
@@ -259,7 +259,7 @@ HWY_INLINE void MapBytes(const detail::ByteMap& m, const uint8_t* src, size_t n,
 // src.
 HWY_INLINE void MapPlanes(const detail::ByteMap* maps, const uint8_t* src, size_t planes, size_t S,
                           uint8_t* dst) {
-#if HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_VBMI_PERMUTE
   if (S >= 64) {
     // One pass over the planes as one row of whole vectors: the vector that
     // straddles planes c and c + 1 (S >= 64: never a third) takes its lanes

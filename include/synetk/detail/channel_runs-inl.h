@@ -79,7 +79,7 @@ HWY_INLINE RunOps<Load, Store> MakeRunOps(Load load, Store store) {
 // groups of eight 32-byte runs (NCHW types 0 and 1 0.85 -> 0.77-0.80, type 9
 // 0.93 -> 0.81) and of two (type 9 0.93 -> 0.82), so other targets keep one
 // run at a time (1: no groups).
-inline constexpr size_t kRunGroup = (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL) ? 8 : 1;
+inline constexpr size_t kRunGroup = SYNETK_HAS_AVX512 ? 8 : 1;
 
 template <size_t kCount, class Load, class Store>
 HWY_INLINE void RunGroup(const Load& load, const Store& store) {
@@ -374,7 +374,7 @@ HWY_NOINLINE void NhwcPixelByPixel(DF df, size_t channels, size_t sBegin, size_t
 // of memcpy; type 1 256x28x28 0.48-0.55 -> 0.92; 64-byte aligned: about
 // even). Only f32 was measured; the 16-bit types follow it. Zen 5 (AVX-512
 // too) goes without the groups from DRAM, which the Intel CPU did not try.
-inline constexpr bool kWidePixelsInOrder = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
+inline constexpr bool kWidePixelsInOrder = SYNETK_HAS_AVX512;
 
 // Wider pixels from the cache with three parameters on AVX-512, except on
 // Intel: groups of 4 pixels share each parameter load, vector by vector

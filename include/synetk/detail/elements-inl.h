@@ -34,10 +34,7 @@ inline constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(T);
 // hardware (F16C, Arm FCVT). Highway 1.0.3 emulates it on the others by
 // truncation, which synetk does not accept.
 #undef SYNETK_HW_F16_RNE
-#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || \
-    HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_NEON ||  \
-    HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 ||      \
-    HWY_TARGET == HWY_SVE_256 || HWY_TARGET == HWY_SVE2_128
+#if SYNETK_HAS_HW_F16_RNE
 #define SYNETK_HW_F16_RNE 1
 #else
 #define SYNETK_HW_F16_RNE 0
@@ -50,7 +47,7 @@ inline constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(T);
 // v an opaque register value, loaded once.
 template <class V>
 HWY_INLINE V InRegister(V v) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+#if SYNETK_IS_X86_SIMD
   __asm__("" : "+v"(v.raw));
 #endif
   return v;
@@ -90,16 +87,17 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BF16InUpperHalf(DF df, hn::Vec<DF> 
 // it serves only vectors without a denormal lane (one vfpclassps test; the
 // integer path rounds the others), and gives the integer path's bits. Eight
 // or so operations per vector became three: bf16 fused and normalize layers
-// ran 15-30% faster (Zen 5). Highway 1.0.3 has no target with this
-// extension, hence the run-time flag (detail::bf16ConvertInstruction) and
-// inline assembly, which needs no target attribute.
+// ran 15-30% faster (Zen 5). The AVX3_ZEN4, AVX3_SPR and AVX10_2 targets
+// imply the extension (SYNETK_HAS_AVX512_BF16_CONVERT); on AVX3 and AVX3_DL
+// (and Highway 1.0.3 has no other AVX-512 target) the run-time flag
+// detail::bf16ConvertInstruction tells. Inline assembly needs no target
+// attribute.
 #undef SYNETK_BF16_CONVERT_ASM
-#if (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL) && \
-    (defined(__GNUC__) || defined(__clang__))
+#if SYNETK_HAS_AVX512 && (defined(__GNUC__) || defined(__clang__))
 #define SYNETK_BF16_CONVERT_ASM 1
 // Returns false (and leaves out unset) where the instruction may not serve.
 HWY_INLINE bool BF16ConvertPair(__m512 a, __m512 b, __m512i& out) {
-  if (!detail::bf16ConvertInstruction) return false;
+  if (!SYNETK_HAS_AVX512_BF16_CONVERT && !detail::bf16ConvertInstruction) return false;
   const __mmask16 denormal = static_cast<__mmask16>(_mm512_fpclass_ps_mask(a, 0x20) |
                                                     _mm512_fpclass_ps_mask(b, 0x20));
   if (HWY_UNLIKELY(denormal != 0)) return false;
@@ -107,7 +105,7 @@ HWY_INLINE bool BF16ConvertPair(__m512 a, __m512 b, __m512i& out) {
   return true;
 }
 HWY_INLINE bool BF16Convert(__m512 v, __m256i& out) {
-  if (!detail::bf16ConvertInstruction) return false;
+  if (!SYNETK_HAS_AVX512_BF16_CONVERT && !detail::bf16ConvertInstruction) return false;
   if (HWY_UNLIKELY(_mm512_fpclass_ps_mask(v, 0x20) != 0)) return false;
   __asm__("vcvtneps2bf16 %1, %0" : "=v"(out) : "v"(v));
   return true;
@@ -128,7 +126,7 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToBF16Bits(DF df, hn::Vec<DF> v)
   }
 #endif
   const auto out = BF16InUpperHalf<kSumsOfBF16>(df, v);
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_AVX512
   if constexpr (hn::MaxLanes(DF()) == 16) {
     // The upper halves gathered by one vpermw (Highway 1.0.3 has no 16-bit
     // TableLookupLanes), in place of a shift, a saturating pack and a qword
@@ -248,9 +246,9 @@ using RawLane = typename RawLaneOf<T>::type;
 // stack buffer (Highway 1.0.3's MaskedLoad reads the whole vector there).
 template <size_t bytes>
 inline constexpr bool kFaultFreeMasked =
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_AVX512
     true;
-#elif HWY_TARGET == HWY_AVX2
+#elif SYNETK_IS_X86_AVX2
     bytes >= 4;
 #else
     false;
@@ -340,7 +338,7 @@ HWY_INLINE auto EncodeF32(DF df, hn::Vec<DF> v) {
   }
 }
 
-#if HWY_TARGET == HWY_AVX2
+#if SYNETK_IS_X86_AVX2
 // Eight bf16 at p as fp32 on AVX2: the 16 bytes loaded into both 128-bit
 // blocks (vbroadcasti128, which needs no shuffle unit), then one vpshufb puts
 // elements 0-3 (low block) and 4-7 (high block) in the high halves of their
@@ -365,7 +363,7 @@ HWY_INLINE hn::Vec<DF> LoadF32(DF df, const T* HWY_RESTRICT p) {
     for (size_t i = 0; i < n; ++i) buf[i] = ElementTraits<T>::ToFloat(p[i]);
     return hn::Load(df, buf);
   } else {
-#if HWY_TARGET == HWY_AVX2
+#if SYNETK_IS_X86_AVX2
     if constexpr (ElementTraits<T>::kEncoding == Encoding::kBFloat16 && hn::MaxLanes(DF()) == 8) {
       return LoadBF16Dup(df, p);
     }

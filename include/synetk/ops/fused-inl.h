@@ -128,9 +128,8 @@ struct FusedOp<3> {  // x = src + bias; max(0, x) + min(0, x)*scale
 // types 0/3 NCHW 0.37/0.40 -> 0.43/0.49 of memcpy, NHWC 0.36/0.38 ->
 // 0.45/0.55; AVX2 0.17-0.21 -> 0.24-0.27.
 template <typename T>
-inline constexpr bool kBF16Pairs = ElementTraits<T>::kEncoding == Encoding::kBFloat16 &&
-                                   HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR &&
-                                   HWY_TARGET != HWY_EMU128;
+inline constexpr bool kBF16Pairs =
+    ElementTraits<T>::kEncoding == Encoding::kBFloat16 && SYNETK_IS_X86_SIMD;
 
 // Row c of the channels [0, C) of an NCHW bf16 layer, positions [sBegin,
 // sEnd): out = f(in, p0, p1, p2) with the K per-channel parameters of c

@@ -163,12 +163,11 @@ struct PoolOps<detail::PoolCfg<true, T, Format>> {
 
 // Targets with 32 vector registers (x86 from AVX-512 on; NEON and SVE), where
 // loops may keep more vectors live (the NCHW carried rows and stride-1 rows
-// ahead). (HWY_TARGET values fall as targets grow on x86.)
-inline constexpr bool kPool32Registers = !HWY_ARCH_X86 || HWY_TARGET <= HWY_AVX3;
+// ahead).
+inline constexpr bool kPool32Registers = !HWY_ARCH_X86 || SYNETK_HAS_AVX512;
 
 // Targets whose MulAdd is one instruction (PoolPairFinish).
-inline constexpr bool kPoolNativeFma =
-    HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
+inline constexpr bool kPoolNativeFma = SYNETK_HAS_AVX2;
 
 template <typename T, class Format>
 struct PoolOps<detail::PoolCfg<false, T, Format>> {
@@ -199,7 +198,7 @@ struct PoolOps<detail::PoolCfg<false, T, Format>> {
   // 3x224x224 3x3 s2 -8%; fp32 and bf16 sums, which convert nothing or
   // with shifts, lost with it.)
   static constexpr bool kSumsOnFma = ElementTraits<T>::kEncoding == Encoding::kFloat16 &&
-                                     HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3;
+                                     SYNETK_HAS_AVX512;
   template <class V>
   static HWY_INLINE V Combine(V a, V b) {
     if constexpr (kSumsOnFma) {
@@ -730,7 +729,7 @@ HWY_INLINE hn::Vec<D> PoolShiftIn(D d, hn::Vec<D> lo, hn::Vec<D> hi) {
     constexpr int kBytes = static_cast<int>(kShift * sizeof(hn::TFromD<D>));
     const hn::Repartition<uint8_t, D> d8;
     const auto l8 = hn::BitCast(d8, lo), h8 = hn::BitCast(d8, hi);
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_AVX512
     if constexpr (kBytes % 4 == 0) {  // whole 32-bit lanes: one valignd
       return hn::BitCast(d, hn::Vec512<uint8_t>{_mm512_alignr_epi32(h8.raw, l8.raw, kBytes / 4)});
     } else {
@@ -741,7 +740,7 @@ HWY_INLINE hn::Vec<D> PoolShiftIn(D d, hn::Vec<D> lo, hn::Vec<D> hi) {
       const __m512i c = kBlock == 3 ? h8.raw : _mm512_alignr_epi32(h8.raw, l8.raw, 4 * kBlock + 4);
       return hn::BitCast(d, hn::Vec512<uint8_t>{_mm512_alignr_epi8(c, a, kBytes % 16)});
     }
-#elif HWY_TARGET == HWY_AVX2
+#elif SYNETK_IS_X86_AVX2
     const auto mid = hn::ConcatLowerUpper(d8, h8, l8);  // {lo's upper block, hi's lower}
     const auto a = kBytes < 16 ? l8 : mid;
     const auto c = kBytes < 16 ? mid : h8;
@@ -761,11 +760,11 @@ HWY_INLINE hn::Vec<D> PoolShiftIn(D d, hn::Vec<D> lo, hn::Vec<D> hi) {
 // (VBMI), vpermt2w / vpermt2d on AVX-512, two vpermps and a blend on AVX2.
 template <typename L>
 inline constexpr bool kPoolHasTwoTables =
-#if HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_VBMI_PERMUTE
     true;
-#elif HWY_TARGET == HWY_AVX3
+#elif SYNETK_HAS_AVX512
     sizeof(L) >= 2;
-#elif HWY_TARGET == HWY_AVX2
+#elif SYNETK_IS_X86_AVX2
     sizeof(L) == 4;
 #else
     false;
@@ -778,10 +777,10 @@ HWY_INLINE hn::Vec<D> PoolTwoTables(D d, hn::Vec<D> a, hn::Vec<D> b,
                                     hn::Vec<hn::RebindToUnsigned<D>> idx) {
   static_assert(kPoolHasTwoTables<hn::TFromD<D>>, "a two-table permutation on this target");
   const hn::RebindToUnsigned<D> du;
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_AVX512
   const __m512i ai = hn::BitCast(du, a).raw, bi = hn::BitCast(du, b).raw;
   if constexpr (sizeof(hn::TFromD<D>) == 1) {
-#if HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_VBMI_PERMUTE
     return hn::BitCast(d, hn::Vec512<uint8_t>{_mm512_permutex2var_epi8(ai, idx.raw, bi)});
 #endif
   } else if constexpr (sizeof(hn::TFromD<D>) == 2) {
@@ -789,7 +788,7 @@ HWY_INLINE hn::Vec<D> PoolTwoTables(D d, hn::Vec<D> a, hn::Vec<D> b,
   } else {
     return hn::BitCast(d, hn::Vec512<uint32_t>{_mm512_permutex2var_epi32(ai, idx.raw, bi)});
   }
-#elif HWY_TARGET == HWY_AVX2
+#elif SYNETK_IS_X86_AVX2
   const hn::Repartition<float, D> df;
   const auto lanes = hn::And(idx, hn::Set(du, 7u));
   const auto fromA = hn::TableLookupLanes(hn::BitCast(df, a), hn::IndicesFromVec(df, lanes));

@@ -127,7 +127,7 @@ HWY_NOINLINE void PoolSlideRows(D d, size_t kX, size_t rows, const typename Ops:
   // AVX2 16-bit averages keep the loads: their stores already take two
   // shuffles per vector, and the shifted taps made them slower (32x64x64
   // 5x5 bf16 on Zen 5: 35 -> 40 us; f32 and max gained).
-  constexpr bool kShiftTaps = !(HWY_TARGET == HWY_AVX2 && Ops::kDivides && sizeof(T) == 2);
+  constexpr bool kShiftTaps = !(SYNETK_IS_X86_AVX2 && Ops::kDivides && sizeof(T) == 2);
   // PoolNchwStacked aligns R and makes Wseg whole vectors for these rows.
   HWY_DASSERT(Wseg % kN == 0 && reinterpret_cast<uintptr_t>(R) % (kN * sizeof(*R)) == 0);
   if (kShiftTaps && kX <= kN + 1 &&

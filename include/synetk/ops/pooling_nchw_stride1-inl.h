@@ -416,8 +416,7 @@ HWY_INLINE void PoolStride1Block4(D d, const T* base, size_t pitch, size_t n,
 // blocks are two vectors, lost there (41.2 -> 44.1 us: 16 registers, spills)
 // and keeps pairs off AVX-512.
 template <class Layout>
-inline constexpr bool kPoolStride1Fours =
-    Layout::kVectors == 1 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
+inline constexpr bool kPoolStride1Fours = Layout::kVectors == 1 || SYNETK_HAS_AVX512;
 
 // `groups` groups of kRows output rows (1, 2 or 4; row j of a group at out
 // + j*dstW, its window's first input row at base + j*pitch, n rows each);

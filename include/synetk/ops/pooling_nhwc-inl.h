@@ -263,7 +263,7 @@ HWY_NOINLINE void PoolNhwcStridedRow(D d, const typename Ops::L* HWY_RESTRICT R,
 }
 #endif
 
-#if HWY_TARGET == HWY_AVX2
+#if SYNETK_IS_X86_AVX2
 // NHWC bf16/f16 averages of 3 or 4 channels with strideX >= 2 on AVX2's 8
 // fp32 lanes, where a chunk of PoolNhwcPickRow holds 2 output pixels but
 // takes kX two-table permutations (two vpermps and a blend each): each 128-bit
@@ -360,7 +360,7 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
   // gain: 0.12 -> 0.11-0.12.)
   constexpr bool kEvenOdd = kRows > 0 && Ops::kDivides &&
                             ElementTraits<T>::kEncoding == Encoding::kBFloat16 &&
-                            (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL);
+                            SYNETK_HAS_AVX512;
   const auto evenOdd = [&](VU i) HWY_ATTR SYNETK_LAMBDA_INLINE {
     if constexpr (kEvenOdd) {
       return hn::Add(hn::ShiftRight<1>(i),
@@ -676,7 +676,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   // (fp32 keeps the pick rows, which read src directly: max 3x224x224 3x3 s2
   // p1 lost 13% here, the average nothing.)
   bool pixelPairs = false;
-#if HWY_TARGET == HWY_AVX2
+#if SYNETK_IS_X86_AVX2
   if constexpr (sizeof(L) == 4 && sizeof(T) == 2) {
     if (!pool3d && (C == 3 || C == 4) && sX >= 2 && kX <= 7) {
       pixelPairs = true;
@@ -931,7 +931,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       continue;
     }
     vertical();
-#if HWY_TARGET == HWY_AVX2
+#if SYNETK_IS_X86_AVX2
     if constexpr (sizeof(L) == 4) {
       if (pixelPairs) {
         const size_t base = dy * rowOut;

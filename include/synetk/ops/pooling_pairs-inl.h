@@ -67,7 +67,7 @@ HWY_INLINE hn::Vec<D> PoolPair2(D d, hn::Vec<D> a0, hn::Vec<D> a1, hn::Vec<D> b0
 #endif
 }
 
-#if HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_VBMI_PERMUTE
 // 8-bit max over row pairs of at most 32 bytes, P = 64/W pairs per step
 // (a pair per 64-byte vector, the generic path, left most lanes idle): two
 // 64-byte loads hold P pairs (2*W*P <= 128 bytes). vpermt2b gathers their
@@ -110,7 +110,7 @@ HWY_INLINE size_t PoolPairsPacked8(const L* src, size_t W, size_t pairs, size_t 
 }
 #endif
 
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_AVX512
 // 16/32-bit row pairs of W <= N columns, two pairs per step: the vertical
 // steps A (pair p) and B (pair p + 1) have their even columns gathered into
 // lanes {A's, then B's} and their odd columns likewise, so that one
@@ -263,12 +263,12 @@ void PoolNchwPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     }
   };
   size_t done = 0;  // pairs computed by the packed paths
-#if HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_VBMI_PERMUTE
   if constexpr (Cfg::isMax && sizeof(typename Ops::L) == 1) {
     if (W <= 32) done = PoolPairsPacked8(src, W, pairs, srcLeft, dst);
   }
 #endif
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_AVX512
   if constexpr (sizeof(typename Ops::L) >= 2) {
     if (single) done = PoolPairsTwoAtOnce<Ops>(d, src, W, pairs, srcLeft, dst, outs);
   }

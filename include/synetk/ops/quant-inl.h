@@ -247,8 +247,7 @@ HWY_INLINE void StoreQ(DI di, hn::Vec<DI> r, Q* HWY_RESTRICT p) {
 // Every x86 target but SCALAR/EMU128 narrows StoreQ4's full vectors with
 // saturating packs.
 #undef SYNETK_QUANT_X86_PACKS
-#if HWY_ARCH_X86 && (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || \
-                     HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3)
+#if SYNETK_IS_X86_SIMD
 #define SYNETK_QUANT_X86_PACKS 1
 #else
 #define SYNETK_QUANT_X86_PACKS 0
@@ -281,9 +280,9 @@ template <typename Q, bool kAdd16 = false, bool kEvenOdd = false, bool kCheck = 
 HWY_INLINE bool StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, hn::Vec<DI> r3,
                         Q* HWY_RESTRICT p, int16_t add16 = 0) {
   [[maybe_unused]] constexpr bool kU8 = ElementTraits<Q>::kEncoding == Encoding::kUint8;
-  static_assert(!kEvenOdd || HWY_TARGET == HWY_AVX3_DL, "even/odd order: vpermb only");
+  static_assert(!kEvenOdd || SYNETK_HAS_VBMI_PERMUTE, "even/odd order: vpermb only");
   (void)add16;
-#if SYNETK_QUANT_X86_PACKS && (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL)
+#if SYNETK_QUANT_X86_PACKS && SYNETK_HAS_AVX512
   if constexpr (sizeof(hn::Vec<DI>) == 64) {  // full 512-bit vectors
     __m512i ab = _mm512_packs_epi32(r0.raw, r1.raw);  // per 128-bit block
     __m512i cd = _mm512_packs_epi32(r2.raw, r3.raw);
@@ -293,7 +292,7 @@ HWY_INLINE bool StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, h
       cd = _mm512_adds_epi16(cd, _mm512_set1_epi16(add16));
     }
     const __m512i bytes = kU8 ? _mm512_packus_epi16(ab, cd) : _mm512_packs_epi16(ab, cd);
-#if HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_VBMI_PERMUTE
     if constexpr (kEvenOdd) {
       // Block k holds bytes (r0, r1, r2, r3)[4k..4k+3]; element m < 32 is
       // r0[m/2] (even m) or r1[m/2], element 32 + m likewise in r2 or r3.
@@ -314,7 +313,7 @@ HWY_INLINE bool StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, h
     _mm512_storeu_si512(p, _mm512_permutexvar_epi32(order, bytes));
     return true;
   }
-#elif SYNETK_QUANT_X86_PACKS && HWY_TARGET == HWY_AVX2
+#elif SYNETK_QUANT_X86_PACKS && SYNETK_IS_X86_AVX2
   if constexpr (sizeof(hn::Vec<DI>) == 32) {
     __m256i ab = _mm256_packs_epi32(r0.raw, r1.raw);  // per 128-bit block
     __m256i cd = _mm256_packs_epi32(r2.raw, r3.raw);
@@ -369,10 +368,10 @@ HWY_INLINE bool StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, h
 // rounds), INT_MIN for NaN and |v| >= 2^31. (Highway's NearestInt turns
 // positive overflow and NaN into INT_MAX, which hides the NaN.)
 HWY_INLINE __m128i CvtNearest(__m128 v) { return _mm_cvtps_epi32(v); }
-#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_AVX2
 HWY_INLINE __m256i CvtNearest(__m256 v) { return _mm256_cvtps_epi32(v); }
 #endif
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_AVX512
 HWY_INLINE __m512i CvtNearest(__m512 v) { return _mm512_cvtps_epi32(v); }
 #endif
 
@@ -489,7 +488,7 @@ HWY_INLINE hn::Vec<D16> CenteredLanes(D16 d16, hn::Vec<D16> x) {
 // channel whose |slope| is below 1 (AVX2: 7.9 -> 7.4 us).
 template <class D16>
 HWY_INLINE hn::Vec<D16> ShiftRightBy(D16 d16, hn::Vec<D16> v, int s) {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_AVX512
   return hn::Shr(v, hn::Set(d16, static_cast<hn::TFromD<D16>>(s)));
 #else
   (void)d16;
@@ -514,9 +513,9 @@ HWY_INLINE hn::Vec<D16> FixedRequant(D16 d16, hn::Vec<D16> x, const FixedPlan& p
 // low vector's lanes first in each block).
 HWY_INLINE hn::Vec<hn::ScalableTag<uint8_t>> PackBlocksU8(hn::Vec<hn::ScalableTag<int16_t>> lo,
                                                           hn::Vec<hn::ScalableTag<int16_t>> hi) {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_AVX512
   return hn::Vec<hn::ScalableTag<uint8_t>>{_mm512_packus_epi16(lo.raw, hi.raw)};
-#elif HWY_TARGET == HWY_AVX2
+#elif SYNETK_IS_X86_AVX2
   return hn::Vec<hn::ScalableTag<uint8_t>>{_mm256_packus_epi16(lo.raw, hi.raw)};
 #else
   return hn::Vec<hn::ScalableTag<uint8_t>>{_mm_packus_epi16(lo.raw, hi.raw)};
@@ -764,7 +763,7 @@ HWY_INLINE hn::Vec<DF> Dequantize(DF df, hn::Vec<hn::RebindToSigned<DF>> x, int3
   return hn::Mul(hn::ConvertTo(df, hn::Add(x, hn::Set(di, bias))), hn::Set(df, norm));
 }
 
-#if HWY_TARGET == HWY_AVX2
+#if SYNETK_IS_X86_AVX2
 // Two vectors of dequantized values as 16 bf16 (round to nearest even) at p.
 // They are never NaN (an integer times a finite norm), so the NaN test of
 // the general store is left out; the rounded bits shifted right arithmetically
@@ -798,7 +797,7 @@ HWY_INLINE void DequantFormula(const Q* HWY_RESTRICT src, size_t size, int32_t b
     const auto v1 = Dequantize(df, LoadQ(di, src + i + N), bias, norm);
     const auto v2 = Dequantize(df, LoadQ(di, src + i + 2 * N), bias, norm);
     const auto v3 = Dequantize(df, LoadQ(di, src + i + 3 * N), bias, norm);
-#if HWY_TARGET == HWY_AVX2
+#if SYNETK_IS_X86_AVX2
     if constexpr (std::is_same_v<F, hwy::bfloat16_t>) {
       StoreBF16PairNotNaN(v0, v1, dst + i);
       StoreBF16PairNotNaN(v2, v3, dst + i + 2 * N);
@@ -820,7 +819,7 @@ HWY_INLINE void DequantFormula(const Q* HWY_RESTRICT src, size_t size, int32_t b
   }
 }
 
-#if HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_VBMI_PERMUTE
 // 8-bit inputs to 16-bit floats: every output is one of 256 patterns, so
 // the formula runs once on the 256 input bytes (the same code, so the same
 // bits) and two byte maps give each output's low and high byte. 64 inputs
@@ -872,7 +871,7 @@ HWY_INLINE size_t DequantLookup16(const Q* HWY_RESTRICT src, size_t size, int32_
 template <class Cfg>
 void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::Float>& a) {
   size_t done = 0;
-#if HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_VBMI_PERMUTE
   using F = typename Cfg::Float;
   if constexpr (sizeof(F) == 2 && (ElementTraits<F>::kEncoding == Encoding::kBFloat16 ||
                                    ElementTraits<F>::kEncoding == Encoding::kFloat16)) {
@@ -919,13 +918,13 @@ HWY_INLINE void QuantLinear(const detail::QuantArgs<typename Cfg::Float, typenam
   // permutation puts them back in order (64x56x56 bf16 -> u8 on Zen 4, the
   // same harness: 14.5 -> 10.6-11.5 us).
   [[maybe_unused]] constexpr bool kEvenOdd =
-      HWY_TARGET == HWY_AVX3_DL &&
+      SYNETK_HAS_VBMI_PERMUTE &&
       ElementTraits<typename Cfg::Float>::kEncoding == Encoding::kBFloat16 &&
       sizeof(typename Cfg::Float) == 2;
   size_t i = 0;
   for (; i + 4 * N <= size; i += 4 * N) {
     PrefetchAheadLines<kPlain>(src, i, 4 * N, pfEnd);
-#if HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_VBMI_PERMUTE
     if constexpr (kEvenOdd) {
       hn::Vec<D> e0, o0, e1, o1;
       LoadBF16Pair(df, src + i, e0, o0);
@@ -970,7 +969,7 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
 constexpr size_t kConcatGroup = 8;
 constexpr size_t kConcatBand = 16384;
 
-#if HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_VBMI_PERMUTE
 // Two inputs of n = 8, 16 or 32 bytes per block (NHWC concat of equal halves),
 // byte-mapped by tables: each step maps 64 bytes (64/n blocks) of each input
 // and two vpermt2b put them together as whole output blocks of 2n bytes, one
@@ -1026,7 +1025,7 @@ void ConcatKernel(const detail::ConcatArgs& a) {
     }
     const size_t band = HWY_MAX(size_t{1}, kConcatBand / width);
     size_t first = a.begin;  // blocks before it: done by the pair path
-#if HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_VBMI_PERMUTE
     const size_t n0 = a.size[s0];
     if (group == 2 && a.size[s0 + 1] == n0 && ops[0].table && ops[1].table) {
       const uint8_t* const srcA = a.src[s0] + first * n0;
@@ -1189,7 +1188,7 @@ HWY_INLINE void InterleaveNhwc(DF df, const detail::ShuffleArgs& a, const RowReq
   }
 }
 
-#if HWY_TARGET == HWY_AVX2
+#if SYNETK_IS_X86_AVX2
 // NHWC in one pass on AVX2, for pixels in whole 32-byte chunks whose inputs
 // both have fixed-point plans: each requantized chunk stays in a register and
 // reaches its output places by one byte shuffle or unpack and one qword
@@ -1268,7 +1267,7 @@ HWY_INLINE bool ShuffleNhwcChunks(const detail::ShuffleArgs& a, const RowRequant
 }
 #endif
 
-#if HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_VBMI_PERMUTE
 // NHWC in one pass (VBMI): the requantized bytes stay in registers and a
 // two-source byte permute moves them to their output places, instead of
 // staging rows in a stack buffer and copying C/2-byte runs. Output byte j of
@@ -1466,9 +1465,9 @@ void ShuffleKernel(const detail::ShuffleArgs& whole) {
       RequantRowPairs(df, op0, s0 + h0 * S, d1, op1, s1 + h0 * S, d1 + S, S, len, h1, 2 * S);
     }
   } else {
-#if HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_VBMI_PERMUTE
     if (ShuffleNhwcOnePass<Cfg::type>(a, op0, op1)) return;
-#elif HWY_TARGET == HWY_AVX2
+#elif SYNETK_IS_X86_AVX2
     if (ShuffleNhwcChunks<Cfg::type>(a, op0, op1)) return;
 #endif
     if constexpr (Cfg::type == 0) {

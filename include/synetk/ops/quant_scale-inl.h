@@ -309,7 +309,7 @@ struct FixedChannel {
 // AVX-512) rather than take MulHigh by P = 2^(16 - s) (the same bits): on
 // Zen 4 the multiply cost a sixth more per 64 bytes (stand-alone 256-channel
 // loop 6.0 -> 5.1 us), about what the shared immediate shift costs.
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_AVX512
 constexpr bool kScaleLaneCounts = true;
 #else
 constexpr bool kScaleLaneCounts = false;
@@ -413,7 +413,7 @@ HWY_INLINE BytesVec FixedScaleBytes(BytesVec x, const Params& k, size_t i, int s
   CenteredBlockLanes(x, xlo, xhi);
   const auto lo = FixedLanes<kLaneShift>(d16, xlo, k, i, shift);
   const auto hi = FixedLanes<kLaneShift>(d16, xhi, k, i + hn::Lanes(d16), shift);
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#if SYNETK_HAS_AVX512
   if constexpr (kExceptions == 1) {
     // The exception's byte as the merge source of a masked pack: the
     // compare and the pack without a byte blend after them (AVX3_DL on Zen
