@@ -112,23 +112,54 @@ inline void NormalizeWithShift(const char* layer, const T* src, size_t batch,
 
 }  // namespace impl
 
-/// Normalize layer V1 (L2 normalization). acrossSpatial false: for each
-/// batch item and position, dst = src*scale[c]/sqrt(eps + sum over c of
-/// src^2); true: one sum per batch item over all channels and positions.
-/// ScratchSize() is 0: V1 needs no workspace (pass null, 0). In place
-/// (dst == src) is allowed. Where eps + sum is 0, dst is 0.
+/// Normalize layer V1 (L2 normalization).
+///
+/// For each batch item b, with acrossSpatial false, for each position s:
+///
+///     k = 1 / sqrt(eps[0] + sum over c of src[b, c, s]^2)
+///     dst[b, c, s] = src[b, c, s] * k * scale[c]
+///
+/// With acrossSpatial true, one k per batch item, its sum taken over all
+/// channels and positions. Where eps[0] + sum is 0, dst is 0. Computed in fp32
+/// (blocked sums, double across chunks); bf16/f16 outputs round to nearest
+/// even. ScratchSize() is 0: pass workspace null and workspaceSize 0.
 ///
 /// Parts (all versions): `part` selects positions for V1 and V2 (in every
 /// batch item), channels for V3 (in every batch item), and batch items for
 /// V1 with acrossSpatial and V4. Parts give results bit-identical to one
 /// call. Parts that run at the same time need a workspace each.
+///
+/// \tparam T float, hwy::bfloat16_t, hwy::float16_t or a user type with
+///   synetk::ElementTraits.
+/// \tparam Format synetk::Nchw or synetk::Nhwc (batch outermost).
 template <typename T, class Format>
 struct NormalizeV1 {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "NormalizeV1";
   /// Workspace floats operator() needs for this shape (always 0 for V1).
+  /// \param batch Batch items.
+  /// \param channels Channels.
+  /// \param spatial Spatial positions per channel.
+  /// \return The number of floats (0).
+  /// \throws synetk::Error if a size is 0 or their product overflows.
   static size_t ScratchSize(size_t batch, size_t channels, size_t spatial) {
     return impl::NormalizeScratch<1, Format>(kLayer, batch, channels, spatial);
   }
+  /// Runs the layer (formula above).
+  /// \param src Input, batch*channels*spatial elements in Format.
+  /// \param batch Batch items (> 0).
+  /// \param channels Channels (> 0).
+  /// \param spatial Spatial positions per channel (> 0).
+  /// \param scale channels factors.
+  /// \param eps Pointer to eps; only eps[0] is used (finite, >= 0).
+  /// \param acrossSpatial One sum per batch item (true) or per position.
+  /// \param workspace Scratch of ScratchSize() floats (null when 0).
+  /// \param workspaceSize Floats at workspace.
+  /// \param dst Output, same shape; dst == src is allowed.
+  /// \param part The positions (or, acrossSpatial, batch items) to compute.
+  /// \throws synetk::Error (nothing written) for a null pointer, a zero or
+  ///   overflowing size, eps[0] negative, NaN or infinite, dst partly
+  ///   overlapping src, or part.begin > part.end.
   void operator()(const T* src, size_t batch, size_t channels, size_t spatial,
                   const float* scale, const float* eps, bool acrossSpatial,
                   float* workspace, size_t workspaceSize, T* dst,
@@ -151,16 +182,50 @@ struct NormalizeV1 {
   }
 };
 
-/// Normalize layer V2 (layer normalization over channels): for each batch
-/// item and position, x = src - mean over c; dst = x/sqrt(mean of x^2 + eps)
-/// * scale[c] + shift[c]. ScratchSize() is 0. In place allowed. Where the
-/// variance + eps is 0, dst is shift[c].
+/// Normalize layer V2 (layer normalization over channels).
+///
+/// For each batch item and position s, over the channels c:
+///
+///     m = mean of src[b, c, s];  x = src[b, c, s] - m
+///     dst[b, c, s] = x / sqrt(mean of x^2 + eps[0]) * scale[c] + shift[c]
+///
+/// Where the variance + eps is 0, dst is shift[c]. Computed in fp32;
+/// bf16/f16 outputs round to nearest even.
+/// ScratchSize(): 0. In place (dst == src) allowed. `part` as in
+/// NormalizeV1.
+///
+/// \tparam T float, hwy::bfloat16_t, hwy::float16_t or a user type with
+///   synetk::ElementTraits.
+/// \tparam Format synetk::Nchw or synetk::Nhwc (batch outermost).
 template <typename T, class Format>
 struct NormalizeV2 {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "NormalizeV2";
+  /// Workspace floats operator() needs for this shape.
+  /// \param batch Batch items.
+  /// \param channels Channels.
+  /// \param spatial Spatial positions per channel.
+  /// \return The number of floats (0: pass workspace null and 0).
+  /// \throws synetk::Error if a size is 0 or their product overflows.
   static size_t ScratchSize(size_t batch, size_t channels, size_t spatial) {
     return impl::NormalizeScratch<2, Format>(kLayer, batch, channels, spatial);
   }
+  /// Runs the layer (formula above).
+  /// \param src Input, batch*channels*spatial elements in Format.
+  /// \param batch Batch items (> 0).
+  /// \param channels Channels (> 0).
+  /// \param spatial Spatial positions per channel (> 0).
+  /// \param scale channels factors.
+  /// \param shift channels offsets.
+  /// \param eps Pointer to eps; only eps[0] is used (finite, >= 0).
+  /// \param workspace Scratch of ScratchSize() floats (null when 0).
+  /// \param workspaceSize Floats at workspace.
+  /// \param dst Output, same shape; dst == src is allowed.
+  /// \param part The positions to compute.
+  /// \throws synetk::Error (nothing written) for a null pointer, a zero or
+  ///   overflowing size, eps[0] negative, NaN or infinite, dst partly
+  ///   overlapping src, a missing, too small or overlapping workspace, or
+  ///   part.begin > part.end.
   void operator()(const T* src, size_t batch, size_t channels, size_t spatial,
                   const float* scale, const float* shift, const float* eps,
                   float* workspace, size_t workspaceSize, T* dst,
@@ -170,15 +235,50 @@ struct NormalizeV2 {
   }
 };
 
-/// Normalize layer V3 (instance normalization): as V2 but per batch item and
-/// channel, over positions. ScratchSize(): 0 for NCHW, 4*channels for NHWC.
-/// In place allowed. Where the variance + eps is 0, dst is shift[c].
+/// Normalize layer V3 (instance normalization).
+///
+/// As V2, but for each batch item and channel c, over the positions s:
+///
+///     m = mean of src[b, c, s];  x = src[b, c, s] - m
+///     dst[b, c, s] = x / sqrt(mean of x^2 + eps[0]) * scale[c] + shift[c]
+///
+/// Where the variance + eps is 0, dst is shift[c]. Computed in fp32;
+/// bf16/f16 outputs round to nearest even.
+/// ScratchSize(): 0 for NCHW, 2*channels for NHWC. In place (dst == src)
+/// allowed. `part` as in NormalizeV1.
+///
+/// \tparam T float, hwy::bfloat16_t, hwy::float16_t or a user type with
+///   synetk::ElementTraits.
+/// \tparam Format synetk::Nchw or synetk::Nhwc (batch outermost).
 template <typename T, class Format>
 struct NormalizeV3 {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "NormalizeV3";
+  /// Workspace floats operator() needs for this shape.
+  /// \param batch Batch items.
+  /// \param channels Channels.
+  /// \param spatial Spatial positions per channel.
+  /// \return The number of floats (0: pass workspace null and 0).
+  /// \throws synetk::Error if a size is 0 or their product overflows.
   static size_t ScratchSize(size_t batch, size_t channels, size_t spatial) {
     return impl::NormalizeScratch<3, Format>(kLayer, batch, channels, spatial);
   }
+  /// Runs the layer (formula above).
+  /// \param src Input, batch*channels*spatial elements in Format.
+  /// \param batch Batch items (> 0).
+  /// \param channels Channels (> 0).
+  /// \param spatial Spatial positions per channel (> 0).
+  /// \param scale channels factors.
+  /// \param shift channels offsets.
+  /// \param eps Pointer to eps; only eps[0] is used (finite, >= 0).
+  /// \param workspace Scratch of ScratchSize() floats (null when 0).
+  /// \param workspaceSize Floats at workspace.
+  /// \param dst Output, same shape; dst == src is allowed.
+  /// \param part The channels to compute.
+  /// \throws synetk::Error (nothing written) for a null pointer, a zero or
+  ///   overflowing size, eps[0] negative, NaN or infinite, dst partly
+  ///   overlapping src, a missing, too small or overlapping workspace, or
+  ///   part.begin > part.end.
   void operator()(const T* src, size_t batch, size_t channels, size_t spatial,
                   const float* scale, const float* shift, const float* eps,
                   float* workspace, size_t workspaceSize, T* dst,
@@ -188,16 +288,50 @@ struct NormalizeV3 {
   }
 };
 
-/// Normalize layer V4: per batch item, n[c] = sqrt(sum over s of src^2),
-/// mean = sum of n / channels, dst = src*(1 + scale[c]*n[c]/(mean + eps)) +
-/// shift[c]. ScratchSize(): channels for NCHW, 3*channels for NHWC. In place
-/// allowed. Where mean + eps is 0 (all-zero input, eps 0), dst = src + shift[c].
+/// Normalize layer V4 (norms per channel).
+///
+/// For each batch item:
+///
+///     n[c] = sqrt(sum over s of src[b, c, s]^2);  m = sum of n / channels
+///     dst[b, c, s] = src[b, c, s] * (1 + scale[c] * n[c] / (m + eps[0])) + shift[c]
+///
+/// Where m + eps is 0 (all-zero input, eps 0), dst = src + shift[c].
+/// Computed in fp32; bf16/f16 outputs round to nearest even.
+/// ScratchSize(): channels for NCHW, 2*channels for NHWC. In place
+/// (dst == src) allowed. `part` as in NormalizeV1.
+///
+/// \tparam T float, hwy::bfloat16_t, hwy::float16_t or a user type with
+///   synetk::ElementTraits.
+/// \tparam Format synetk::Nchw or synetk::Nhwc (batch outermost).
 template <typename T, class Format>
 struct NormalizeV4 {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "NormalizeV4";
+  /// Workspace floats operator() needs for this shape.
+  /// \param batch Batch items.
+  /// \param channels Channels.
+  /// \param spatial Spatial positions per channel.
+  /// \return The number of floats (0: pass workspace null and 0).
+  /// \throws synetk::Error if a size is 0 or their product overflows.
   static size_t ScratchSize(size_t batch, size_t channels, size_t spatial) {
     return impl::NormalizeScratch<4, Format>(kLayer, batch, channels, spatial);
   }
+  /// Runs the layer (formula above).
+  /// \param src Input, batch*channels*spatial elements in Format.
+  /// \param batch Batch items (> 0).
+  /// \param channels Channels (> 0).
+  /// \param spatial Spatial positions per channel (> 0).
+  /// \param scale channels factors.
+  /// \param shift channels offsets.
+  /// \param eps Pointer to eps; only eps[0] is used (finite, >= 0).
+  /// \param workspace Scratch of ScratchSize() floats (null when 0).
+  /// \param workspaceSize Floats at workspace.
+  /// \param dst Output, same shape; dst == src is allowed.
+  /// \param part The batch items to compute.
+  /// \throws synetk::Error (nothing written) for a null pointer, a zero or
+  ///   overflowing size, eps[0] negative, NaN or infinite, dst partly
+  ///   overlapping src, a missing, too small or overlapping workspace, or
+  ///   part.begin > part.end.
   void operator()(const T* src, size_t batch, size_t channels, size_t spatial,
                   const float* scale, const float* shift, const float* eps,
                   float* workspace, size_t workspaceSize, T* dst,

@@ -102,21 +102,49 @@ inline void RunPooling(const char* layer, PoolArgs<T>& a, Range part) {
 
 }  // namespace impl
 
-/// Max pooling over windows of kernelY x kernelX input positions that start
-/// at (dy*strideY - padY, dx*strideX - padX) and are clipped to the input.
-/// T: float, hwy::bfloat16_t, hwy::float16_t (compared as the numbers they
-/// encode; the output is one of the inputs, bit for bit), uint8_t, int8_t.
-/// src: srcC x srcH x srcW in Format; dst: srcC x dstH x dstW (not
-/// overlapping src). The 3D overload pools across channels too, with the same
-/// window rule on (kernelC, strideC, padC) and dstC output channels.
-/// `part` selects output channels (NCHW) or output rows (NHWC): the outermost
-/// axis of dst, so each part writes one contiguous block.
+/// Max pooling, 2D or 3D.
+///
+/// For output (c, dy, dx), the window starts at (dy*strideY - padY,
+/// dx*strideX - padX), spans kernelY x kernelX input positions and is clipped
+/// to the input:
+///
+///     dst[c, dy, dx] = max of src[c, y, x] over the clipped window
+///
+/// The 3D overload pools across channels too, with the same window rule on
+/// (kernelC, strideC, padC) and dstC output channels. Elements compare as the
+/// numbers they encode (bf16/f16 through an order-preserving key), so each
+/// output is one of the inputs, bit for bit.
+///
+/// \tparam T float, hwy::bfloat16_t, hwy::float16_t, uint8_t or int8_t (or a
+///   user type borrowing one of their encodings).
+/// \tparam Format synetk::Nchw or synetk::Nhwc.
 template <typename T, class Format>
 struct PoolingMax {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "PoolingMax";
   static_assert(ElementTraits<T>::kEncoding != Encoding::kCodec,
                 "max pooling compares stored bits: use a built-in encoding");
 
+  /// 2D max pooling (formula above).
+  /// \param src Input, srcC x srcH x srcW in Format.
+  /// \param srcC Channels (> 0).
+  /// \param srcH Input rows (> 0).
+  /// \param srcW Input columns (> 0).
+  /// \param kernelY Window rows (> 0).
+  /// \param kernelX Window columns (> 0).
+  /// \param strideY Rows between windows (> 0).
+  /// \param strideX Columns between windows (> 0).
+  /// \param padY Rows of padding before the first row (< kernelY).
+  /// \param padX Columns of padding before the first column (< kernelX).
+  /// \param dst Output, srcC x dstH x dstW in Format, not overlapping src.
+  /// \param dstH Output rows: (dstH-1)*strideY - padY < srcH.
+  /// \param dstW Output columns: (dstW-1)*strideX - padX < srcW.
+  /// \param part Output channels (NCHW) or output rows (NHWC) to compute:
+  ///   the outermost axis of dst, so each part writes one contiguous block.
+  /// \throws synetk::Error (nothing written) for null src or dst, a zero size,
+  ///   kernel or stride, a padding >= its kernel, an output size whose last
+  ///   window holds no input element, sizes that overflow, dst overlapping
+  ///   src, or part.begin > part.end.
   void operator()(const T* src, size_t srcC, size_t srcH, size_t srcW, size_t kernelY,
                   size_t kernelX, size_t strideY, size_t strideX, size_t padY, size_t padX,
                   T* dst, size_t dstH, size_t dstW, Range part = Range::All()) const {
@@ -137,8 +165,29 @@ struct PoolingMax {
     impl::RunPooling<true, T, Format>(kLayer, a, part);
   }
 
-  /// 3D: kernelC == 1, strideC == 1, padC == 0 is 2D pooling and then
+  /// 3D max pooling: the formula above with a window of kernelC channels
+  /// too. kernelC == 1, strideC == 1, padC == 0 is 2D pooling and then
   /// requires dstC == srcC.
+  /// \param src Input, srcC x srcH x srcW in Format.
+  /// \param srcC Input channels (> 0).
+  /// \param srcH Input rows (> 0).
+  /// \param srcW Input columns (> 0).
+  /// \param kernelC Window channels (> 0).
+  /// \param kernelY Window rows (> 0).
+  /// \param kernelX Window columns (> 0).
+  /// \param strideC Channels between windows (> 0).
+  /// \param strideY Rows between windows (> 0).
+  /// \param strideX Columns between windows (> 0).
+  /// \param padC Channels of padding before the first (< kernelC).
+  /// \param padY Rows of padding (< kernelY).
+  /// \param padX Columns of padding (< kernelX).
+  /// \param dst Output, dstC x dstH x dstW in Format, not overlapping src.
+  /// \param dstC Output channels: (dstC-1)*strideC - padC < srcC.
+  /// \param dstH Output rows: (dstH-1)*strideY - padY < srcH.
+  /// \param dstW Output columns: (dstW-1)*strideX - padX < srcW.
+  /// \param part Output channels (NCHW) or output rows (NHWC) to compute.
+  /// \throws synetk::Error (nothing written) as the 2D overload, and for
+  ///   dstC != srcC in 2D mode.
   void operator()(const T* src, size_t srcC, size_t srcH, size_t srcW, size_t kernelC,
                   size_t kernelY, size_t kernelX, size_t strideC, size_t strideY,
                   size_t strideX, size_t padC, size_t padY, size_t padX, T* dst, size_t dstC,
@@ -170,16 +219,40 @@ struct PoolingMax {
   }
 };
 
-/// Average pooling, windows as in PoolingMax. The sum over the clipped
-/// window (accumulated in fp32) is divided by the clipped area when
-/// excludePad is true, by kernelY*kernelX otherwise. T: float,
-/// hwy::bfloat16_t, hwy::float16_t or a kCodec user type. `part` as in
-/// PoolingMax.
+/// Average pooling, windows as in PoolingMax:
+///
+///     dst[c, dy, dx] = (sum of src[c, y, x] over the clipped window) / d
+///     d = excludePad ? clipped window's area : kernelY*kernelX
+///
+/// The sum accumulates in fp32 and is multiplied by 1/d (rounded to fp32);
+/// bf16/f16 outputs round to nearest even.
+///
+/// \tparam T float, hwy::bfloat16_t, hwy::float16_t or a kCodec user type.
+/// \tparam Format synetk::Nchw or synetk::Nhwc.
 template <typename T, class Format>
 struct PoolingAverage {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "PoolingAverage";
   static_assert(impl::kIsFloatElement<T>, "average pooling takes float element types");
 
+  /// Runs the layer (formula above).
+  /// \param src Input, srcC x srcH x srcW in Format.
+  /// \param srcC Channels (> 0).
+  /// \param srcH Input rows (> 0).
+  /// \param srcW Input columns (> 0).
+  /// \param kernelY Window rows (> 0).
+  /// \param kernelX Window columns (> 0).
+  /// \param strideY Rows between windows (> 0).
+  /// \param strideX Columns between windows (> 0).
+  /// \param padY Rows of padding before the first row (< kernelY).
+  /// \param padX Columns of padding before the first column (< kernelX).
+  /// \param dst Output, srcC x dstH x dstW in Format, not overlapping src.
+  /// \param dstH Output rows: (dstH-1)*strideY - padY < srcH.
+  /// \param dstW Output columns: (dstW-1)*strideX - padX < srcW.
+  /// \param excludePad Divide by the clipped area (true) or by
+  ///   kernelY*kernelX.
+  /// \param part Output channels (NCHW) or output rows (NHWC) to compute.
+  /// \throws synetk::Error (nothing written) as PoolingMax.
   void operator()(const T* src, size_t srcC, size_t srcH, size_t srcW, size_t kernelY,
                   size_t kernelX, size_t strideY, size_t strideX, size_t padY, size_t padX,
                   T* dst, size_t dstH, size_t dstW, bool excludePad,
