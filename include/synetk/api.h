@@ -16,12 +16,15 @@
 
 SYNETK_NAMESPACE_BEGIN
 
-/// The Highway target (HWY_AVX2, ...) that synetk's kernels run on now.
+/// The Highway target that synetk's kernels run on now.
+/// \return A Highway target bit (HWY_AVX2, HWY_AVX3_DL, ...): the best the
+///   CPU supports, or the one hwy::SetSupportedTargetsForTest forces.
 inline int64_t ChosenTarget() {
   return SYNETK_DISPATCH(ThisTarget<void>)();
 }
 
-/// Its name ("AVX2", "SSE4", "SCALAR", ...).
+/// The name of ChosenTarget().
+/// \return "AVX2", "SSE4", "SCALAR", ...
 inline const char* ChosenTargetName() { return hwy::TargetName(ChosenTarget()); }
 
 SYNETK_NAMESPACE_END

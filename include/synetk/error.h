@@ -9,10 +9,13 @@
 
 namespace synetk {
 
-// Thrown for every input the library rejects. The message always reads
-//   "<Layer>: <parameter> = <value>: expected <what>"
-// so that an engine can log it as is. Derives from std::invalid_argument
-// because every rejection is about an argument the caller passed.
+/// Thrown for every input the library rejects, before anything is written.
+/// The message always reads
+///
+///     <Layer>: <parameter> = <value>: expected <what>
+///
+/// so that an engine can log it as is. Derives from std::invalid_argument
+/// because every rejection is about an argument the caller passed.
 class Error : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;

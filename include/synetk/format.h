@@ -6,17 +6,19 @@
 
 namespace synetk {
 
-// Compile-time tensor layouts. Batch is always outermost.
-//   Nchw: element (b, c, s) of a tensor with C channels and S spatial
-//         positions sits at (b*C + c)*S + s.
-//   Nhwc: at (b*S + s)*C + c.
+/// Channels-first layout: element (b, c, s) of a tensor with C channels and
+/// S spatial positions sits at (b*C + c)*S + s. A compile-time tag: layers
+/// take it as their Format template argument.
 struct Nchw {
-  static constexpr const char* kName = "NCHW";
+  static constexpr const char* kName = "NCHW";  ///< Name for messages.
 };
+/// Channels-last layout: element (b, c, s) sits at (b*S + s)*C + c (batch
+/// outermost, as in Nchw).
 struct Nhwc {
-  static constexpr const char* kName = "NHWC";
+  static constexpr const char* kName = "NHWC";  ///< Name for messages.
 };
 
+/// True for the two tensor formats, Nchw and Nhwc.
 template <typename F>
 inline constexpr bool kIsFormat =
     std::is_same_v<F, Nchw> || std::is_same_v<F, Nhwc>;

@@ -35,20 +35,23 @@ inline std::atomic<size_t>& StreamingThresholdSetting() {
 
 }  // namespace detail
 
-/// Calls of the fused layers and DequantizeLinear whose tensors (input +
-/// output bytes of the whole call, not of a part) exceed this many bytes
-/// write their fp32 output with non-temporal stores wherever it is aligned
-/// to the vector size: such an output cannot stay cached for the next layer
-/// anyway, and bypassing the cache saves reading each output line before
-/// writing it (about 2x on a 512 MiB tensor, docs/performance.md). The
-/// results are the same bits either way. Default: the last-level cache size
-/// the C library reports (32 MiB if it reports none). 0 restores the default;
-/// SIZE_MAX turns streaming off. Thread-safe.
+/// Sets the size from which the fused layers and DequantizeLinear stream.
+///
+/// Calls whose tensors (input + output bytes of the whole call, not of a
+/// part) exceed this many bytes write their fp32 output with non-temporal
+/// stores wherever it is aligned to the vector size: such an output cannot
+/// stay cached for the next layer anyway, and bypassing the cache saves
+/// reading each output line before writing it. The results are the same bits
+/// either way. Default: the last-level cache size the C library reports
+/// (32 MiB if it reports none). Thread-safe.
+/// \param bytes The threshold; 0 restores the default, SIZE_MAX turns
+///   streaming off.
 inline void SetStreamingThreshold(size_t bytes) {
   detail::StreamingThresholdSetting().store(bytes, std::memory_order_relaxed);
 }
 
 /// The threshold in effect (see SetStreamingThreshold).
+/// \return Bytes above which calls stream.
 inline size_t StreamingThreshold() {
   const size_t set = detail::StreamingThresholdSetting().load(std::memory_order_relaxed);
   return set != 0 ? set : detail::LastLevelCacheBytes();

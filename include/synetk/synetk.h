@@ -10,6 +10,24 @@
 #ifndef SYNETK_SYNETK_H_
 #define SYNETK_SYNETK_H_
 
+/// \mainpage synetk
+///
+/// A header-only C++20 library of neural-network layer kernels for CPU
+/// inference engines, written with Google Highway and dispatched at run time
+/// to the best SIMD target of the CPU. Include synetk/synetk.h for the
+/// functors in namespace synetk, synetk/simd.h for the original Simd
+/// Library's entry points in namespace synetk::simd. Every layer validates
+/// its arguments and throws synetk::Error before writing anything. The
+/// README and docs/ describe each family's semantics, numerics and paths.
+
+/// \namespace synetk
+/// The layer functors, element and format types, synetk::Range and
+/// synetk::Error.
+
+/// \namespace synetk::simd
+/// The original Simd Library's Synet functions, enums and parameter lists,
+/// over the synetk functors (include synetk/simd.h).
+
 // Compile Highway's AVX3_DL target (AVX-512 with VBMI, Ice Lake and later) as
 // well: the quantized layers look bytes up with vpermt2b there. Effective only
 // if no Highway header was included before this one; define
