@@ -7,8 +7,8 @@
 // kWidePixelsInOrder in channel_runs-inl.h) and for software prefetching
 // (softwarePrefetch below), and whether it converts fp32
 // to bf16 in one instruction (AVX512_BF16, see F32ToBF16Bits in
-// elements-inl.h), which Highway 1.0.3's targets do not tell. Asked once per
-// process.
+// elements-inl.h), which Highway's AVX3 and AVX3_DL targets do not tell.
+// Asked once per process.
 
 #include <atomic>
 
@@ -19,45 +19,46 @@
 namespace synetk {
 namespace detail {
 
-// cpuid's registers {eax, ebx, ecx, edx} for a leaf and subleaf (all zero
-// off x86). The instruction is issued directly rather than through
-// <cpuid.h>, whose static helpers would make these inline functions differ
-// between translation units and whose macros would reach every user of
-// synetk.
-struct CpuidRegs {
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-};
-inline CpuidRegs Cpuid(unsigned leaf, unsigned subleaf) {
-  CpuidRegs r;
+// GCC and clang answer from cpuid through __builtin_cpu_is and
+// __builtin_cpu_supports (libgcc or compiler-rt asks once per process and
+// counts AVX-512 features only where the OS saves the AVX-512 state); MSVC
+// through __cpuidex. Off x86 both answers are false.
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-  __asm__ __volatile__("cpuid"
-                       : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx)
-                       : "a"(leaf), "c"(subleaf));
+#define SYNETK_CPU_BUILTINS 1
+#else
+#define SYNETK_CPU_BUILTINS 0
+#endif
+
+// The vendor string of cpuid leaf 0 is "GenuineIntel".
+inline bool CpuidSaysIntel() {
+#if SYNETK_CPU_BUILTINS
+  __builtin_cpu_init();  // callers may run during static initialization
+  return __builtin_cpu_is("intel") != 0;
 #elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
   int v[4];
-  __cpuidex(v, static_cast<int>(leaf), static_cast<int>(subleaf));
-  r.eax = static_cast<unsigned>(v[0]);
-  r.ebx = static_cast<unsigned>(v[1]);
-  r.ecx = static_cast<unsigned>(v[2]);
-  r.edx = static_cast<unsigned>(v[3]);
+  __cpuidex(v, 0, 0);
+  return v[1] == 0x756E6547 && v[3] == 0x49656E69 && v[2] == 0x6C65746E;  // Genu ineI ntel
 #else
-  (void)leaf;
-  (void)subleaf;
+  return false;
 #endif
-  return r;
 }
 
-// cpuid leaf 0's vendor string is "GenuineIntel".
-inline bool CpuidSaysIntel() {
-  const CpuidRegs r = Cpuid(0, 0);
-  return r.ebx == 0x756E6547u && r.edx == 0x49656E69u && r.ecx == 0x6C65746Eu;  // Genu ineI ntel
-}
-
-// cpuid leaf 7, subleaf 1: EAX bit 5 is AVX512_BF16 (vcvtneps2bf16). Only
+// AVX512_BF16 (vcvtneps2bf16; cpuid leaf 7, subleaf 1, EAX bit 5). Only
 // code compiled for an AVX-512 target consults it, which Highway picks only
 // where the OS saves the AVX-512 state.
 inline bool CpuidSaysAvx512Bf16() {
-  return Cpuid(0, 0).eax >= 7 && ((Cpuid(7, 1).eax >> 5) & 1u) != 0;
+#if SYNETK_CPU_BUILTINS
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512bf16") != 0;
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+  int v[4];
+  __cpuidex(v, 0, 0);
+  if (v[0] < 7) return false;
+  __cpuidex(v, 7, 1);
+  return ((static_cast<unsigned>(v[0]) >> 5) & 1u) != 0;
+#else
+  return false;
+#endif
 }
 
 // Whether the AVX-512 code may round fp32 to bf16 with vcvtneps2bf16. A
