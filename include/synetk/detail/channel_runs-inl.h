@@ -30,10 +30,9 @@ HWY_INLINE void GetParams(V& p0, V& p1, V& p2, const Get& get) {
 }
 
 // The K per-channel parameter arrays, copied out of the caller's pointer
-// array into locals. Read through that array inside the loops, GCC reloaded
+// array into locals: read through that array inside the loops, GCC reloads
 // each pointer before each parameter load (two dependent loads per vector
-// per parameter); NHWC 256x28x28 fused went from 0.70-0.80 to 0.85-0.98 of
-// memcpy with the copy.
+// per parameter). bench: BM_Fused<float>/type:0/C:256/HW:784/nhwc:1.
 template <size_t K>
 struct ParamRows {
   const float* rows[K > 0 ? K : 1] = {};
@@ -66,19 +65,15 @@ HWY_INLINE RunOps<Load, Store> MakeRunOps(Load load, Store store) {
 
 // Runs k < kCount (at most 8), all loaded, load(k), before the first is
 // stored, store(k, v). With each run's store before the next run's load,
-// loops that stream tensors from L2 or L3 ran at 0.72-0.80 of memcpy (Zen 5,
-// AVX-512, NCHW fused layers, 64x3136 and 256x784 fp32); loading eight runs
-// ahead (eight cache lines) ran them at 0.84-0.93, as it did a bare
-// load-max-store loop (0.75-0.79 in pairs, 0.92 in fours, 0.96-0.97 in
-// eights): the stores, each missing the cache, fill the store queue and
-// hold back the loads behind them. Eight variables, not an array: SVE
-// vectors are sizeless. Where outputs may be the inputs (in place), a run's
-// lanes are still read before they are written.
+// the stores, each missing the cache, fill the store queue and hold back the
+// loads behind them; eight runs ahead (eight cache lines) keep the loads
+// going. bench: BM_Fused<float>/type:0/C:64/HW:3136/nhwc:0. Eight variables,
+// not an array: SVE vectors are sizeless. Where outputs may be the inputs
+// (in place), a run's lanes are still read before they are written.
 //
-// Runs per group: eight on AVX-512. The AVX2 code on the same CPU lost with
-// groups of eight 32-byte runs (NCHW types 0 and 1 0.85 -> 0.77-0.80, type 9
-// 0.93 -> 0.81) and of two (type 9 0.93 -> 0.82), so other targets keep one
-// run at a time (1: no groups).
+// Runs per group: eight on AVX-512. With 32-byte runs (AVX2) groups of two or
+// eight are slower than one run at a time, so other targets keep one run at
+// a time (1: no groups). bench: BM_FusedPerTarget/type:3/C:64/HW:3136/nhwc:0.
 inline constexpr size_t kRunGroup = SYNETK_HAS_AVX512 ? 8 : 1;
 
 template <size_t kCount, class Load, class Store>
@@ -187,11 +182,10 @@ HWY_INLINE void ForEachPixelRun(DF df, size_t channels, const Run& run) {
 inline constexpr size_t kMaxFlatChannels = 1024;
 
 // The NHWC orders of ForEachElementwise, one function each (not inlined):
-// inlined into one body, each new order made GCC spill the loop state of the
-// others (C = 24, flat: 0.87 -> 0.51 of memcpy when the cached wide-pixel
-// order was added). Each takes the visitor by value, so that its captures
-// are the function's own: through a reference, GCC reloaded them around
-// every store.
+// inlined into one body, each order makes GCC spill the loop state of the
+// others (bench: BM_Fused<float>/type:0/C:24/HW:5625/nhwc:1). Each takes the
+// visitor by value, so that its captures are the function's own: through a
+// reference, GCC reloads them around every store.
 
 template <size_t K, class DF, class Visit>
 HWY_NOINLINE void NhwcInRegisters(DF df, size_t channels, size_t sBegin, size_t sEnd,
@@ -227,10 +221,9 @@ HWY_INLINE void NhwcFlatRange(DF df, size_t channels, ParamRows<K> ext, size_t o
 // where the phases repeat within four vectors (L = lcm(C, N) <= 4N: 3, 12,
 // 24 or 48 channels on AVX-512), the whole periods of L elements go through
 // NhwcInRegisters as pixels of L channels, their parameters in registers
-// instead of three loads per vector (type 1, 24 channels, Zen 4: 0.89-0.91
-// -> 0.95-1.01 of memcpy). With one or two parameters the loads cost
-// nothing visible: types 0, 2, 3 and 8 ran 0.96-1.00 flat, 0.94-0.96 in
-// periods.
+// instead of three loads per vector (bench:
+// BM_Fused<float>/type:1/C:24/HW:5625/nhwc:1). With one or two parameters the
+// loads cost nothing measurable, and those layers keep the flat stream.
 template <size_t K, class DF, class Visit>
 HWY_NOINLINE void NhwcFlat(DF df, size_t channels, size_t sBegin, size_t sEnd,
                            const float* const* perChannel, Visit visit) {
@@ -257,8 +250,8 @@ HWY_NOINLINE void NhwcFlat(DF df, size_t channels, size_t sBegin, size_t sEnd,
 }
 
 // C = N, 2N, 3N or 4N: the parameters stay in registers and the pixels
-// stream front to back, as an NCHW plane does (64 channels: 0.80-0.86 ->
-// 0.91-0.96 of memcpy in L2/L3, 0.69-0.78 -> 0.90-0.92 beyond the cache).
+// stream front to back, as an NCHW plane does (bench:
+// BM_Fused<float>/type:0/C:64/HW:3136/nhwc:1).
 template <size_t K, class DF, class Visit>
 HWY_NOINLINE void NhwcInRegisters(DF df, size_t channels, size_t sBegin, size_t sEnd,
                                   const float* const* perChannel, Visit visit) {
@@ -284,10 +277,10 @@ HWY_NOINLINE void NhwcInRegisters(DF df, size_t channels, size_t sBegin, size_t 
     return visit.load(at, N, at, d0, d1, d2);
   };
   // Groups of whole pixels (RunGroup): 8, 4, 2 or 2 pixels of kR runs
-  // (none where kRunGroup is 1). Forced inline: GCC kept the bf16 instances
-  // out of line, reaching the parameters and the visitor's pointers through
-  // the closure after every store (bf16 64x56x56 NHWC types 0 and 3 on Zen
-  // 4: 0.18-0.30 -> 0.34-0.40 of memcpy; f32 and f16 unchanged).
+  // (none where kRunGroup is 1). Forced inline: GCC keeps the bf16 instances
+  // out of line otherwise, reaching the parameters and the visitor's
+  // pointers through the closure after every store (bench:
+  // BM_Fused<hwy::bfloat16_t>/type:3/C:64/HW:3136/nhwc:1).
   const auto pixels = [&](auto runs) HWY_ATTR SYNETK_LAMBDA_INLINE {
     constexpr size_t kR = decltype(runs)::value;
     constexpr size_t kP = kRunGroup / kR;
@@ -319,19 +312,16 @@ HWY_NOINLINE void NhwcInRegisters(DF df, size_t channels, size_t sBegin, size_t 
 // Wider pixels (C a multiple of N above 4N) pixel by pixel, front to back,
 // each vector loading its parameters.
 // - kGroups: in groups of kRunGroup vectors loaded before any is stored
-//   (RunGroup), from the cache with up to two parameters (AMD, 256x28x28,
-//   types 0, 2, 3, 8: 0.66-0.81 -> 0.83-0.90 of memcpy; type 1, with three,
-//   lost: 0.69-0.77 -> 0.64-0.68), and on Intel AVX-512 whatever the cache
-//   and K (kWidePixelsInOrder).
+//   (RunGroup), from the cache with up to two parameters (with three, the
+//   groups of pixels below are faster), and on Intel AVX-512 whatever the
+//   cache and K (kWidePixelsInOrder). bench:
+//   BM_Fused<float>/type:0/C:256/HW:784/nhwc:1.
 // - Without (and wherever kRunGroup is 1), one vector at a time, each
 //   stored before the next loads: from DRAM except on Intel AVX-512, and
-//   type 1 from the cache on targets without groups of runs. The groups of
-//   eight, and NhwcPixelGroups' four interleaved pixel streams, both lost
-//   to this plain order from DRAM (Zen 5, 256x112x112 fp32, types 0-3 and
-//   8, from groups of 4 pixels: AVX-512 0.58-0.74 -> 0.79-1.07 of memcpy,
-//   AVX2 0.58-0.67 -> 0.80-1.02; groups of eight had measured 0.43-0.54),
-//   while from the cache the AVX-512 groups of eight still win (256x28x28
-//   types 1-3: 0.86-0.87 against 0.71-0.87 without).
+//   type 1 from the cache on targets without groups of runs. From DRAM one
+//   front-to-back stream is what the hardware prefetcher follows best; the
+//   groups of eight and NhwcPixelGroups' four interleaved pixel streams are
+//   slower there. bench: BM_Fused<float>/type:0/C:256/HW:12544/nhwc:1.
 template <size_t K, bool kGroups, class DF, class Visit>
 HWY_NOINLINE void NhwcPixelByPixel(DF df, size_t channels, size_t sBegin, size_t sEnd,
                                    const float* const* perChannel, Visit visit) {
@@ -351,8 +341,8 @@ HWY_NOINLINE void NhwcPixelByPixel(DF df, size_t channels, size_t sBegin, size_t
           },
           [&](size_t k, V v) HWY_ATTR SYNETK_LAMBDA_INLINE { visit.store(o + c + k * N, N, v); });
     }
-    // Two vectors per step (AVX2 Zen 3 harness, 64x56x56 and 256x28x28: types
-    // 2 and 3 42-44 -> 38-39 and 37-41 -> 29-31 us; types 0 and 1 lost 1-3%).
+    // Two vectors per step: less loop overhead per vector where there are no
+    // groups (AVX2). bench: BM_Fused<float>/type:3/C:256/HW:784/nhwc:1.
     for (; c + 2 * N <= channels; c += 2 * N) {
       GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::LoadU(df, pc[k] + c); });
       visit(o + c, N, o + c, p0, p1, p2);
@@ -368,18 +358,15 @@ HWY_NOINLINE void NhwcPixelByPixel(DF df, size_t channels, size_t sBegin, size_t
 
 // On AVX-512 and an Intel CPU every wide pixel goes pixel by pixel, whatever
 // the cache and K. An f32 vector is a whole cache line there, so unless the
-// tensors are 64-byte aligned every access splits two lines, and the four
-// interleaved pixel streams of NhwcPixelGroups lost on Sapphire Rapids
-// (16-byte-aligned buffers: 256x112x112 types 0-3 and 8, 0.38-0.68 -> 0.83-1.02
-// of memcpy; type 1 256x28x28 0.48-0.55 -> 0.92; 64-byte aligned: about
-// even). Only f32 was measured; the 16-bit types follow it. Zen 5 (AVX-512
-// too) goes without the groups from DRAM, which the Intel CPU did not try.
+// tensors are 64-byte aligned every access splits two lines, and four
+// interleaved pixel streams (NhwcPixelGroups) split twice as many as one.
+// bench: BM_Fused<float>/type:1/C:256/HW:784/nhwc:1 on an Intel CPU.
 inline constexpr bool kWidePixelsInOrder = SYNETK_HAS_AVX512;
 
 // Wider pixels from the cache with three parameters on AVX-512, except on
-// Intel: groups of 4 pixels share each parameter load, vector by vector
-// (type 1, 256x28x28: 0.64-0.68 pixel by pixel, 0.71-0.82 pixel by pixel
-// without groups, 0.85-0.87 in groups of pixels). Returns the first pixel not
+// Intel: groups of 4 pixels share each parameter load, vector by vector,
+// where three loads per vector would otherwise be the limit (bench:
+// BM_Fused<float>/type:1/C:256/HW:784/nhwc:1). Returns the first pixel not
 // done.
 template <size_t K, class DF, class Visit>
 HWY_NOINLINE size_t NhwcPixelGroups(DF df, size_t channels, size_t sBegin, size_t sEnd,
@@ -389,9 +376,7 @@ HWY_NOINLINE size_t NhwcPixelGroups(DF df, size_t channels, size_t sBegin, size_
   const ParamRows<K> pc(perChannel);
   constexpr size_t kPixels = 4;
   // Each pixel prefetches as if from the group's last one: ahead of its own
-  // offset, the lead was up to 3 pixels short (256x112x112 from DRAM, types
-  // 0 / 1 / 2: 0.55-0.63 -> 0.68-0.72 of memcpy; type 1 from the cache,
-  // 256x28x28: 0.68-0.72 -> 0.85).
+  // offset, the lead would be up to 3 pixels short.
   const size_t lead = (kPixels - 1) * channels;
   V p0 = hn::Zero(df), p1 = p0, p2 = p0;
   for (; sBegin + kPixels <= sEnd; sBegin += kPixels) {
@@ -435,9 +420,9 @@ HWY_INLINE void ForEachElementwise(DF df, size_t channels, size_t spatial,
       if ((cached && K <= 2) || (kWidePixelsInOrder && intel)) {
         return NhwcPixelByPixel<K, true>(df, channels, sBegin, sEnd, perChannel, visit);
       }
-      // Without groups of runs (kRunGroup 1: AVX2 and below) the stream also
-      // beat the pixel groups from the cache (type 1 256x28x28, Zen 5: AVX2
-      // 0.70 -> 0.76, SSSE3 0.35 -> 0.39).
+      // Without groups of runs (kRunGroup 1: AVX2 and below) the stream is
+      // also faster than the pixel groups from the cache (bench:
+      // BM_FusedPerTarget rows; BM_Fused<float>/type:1/C:256/HW:784/nhwc:1).
       if (!cached || kRunGroup == 1) {
         return NhwcPixelByPixel<K, false>(df, channels, sBegin, sEnd, perChannel, visit);
       }
