@@ -42,9 +42,9 @@ inline constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(T);
 
 // v, held in a register. GCC folds a vector load into every instruction that
 // takes it as an operand: a load feeding two operations (a shift and a mask)
-// became two loads, each splitting a cache line where unaligned (bf16 max
-// 2x2 s2 on 256x28x28, AVX3_DL on Zen 5: 4.7 -> 3.3 us). The empty asm makes
-// v an opaque register value, loaded once.
+// becomes two loads, each splitting a cache line where unaligned (bench:
+// BM_Pooling<hwy::bfloat16_t>/avg:0/C:256/HW:28/k:2/s:2/p:0/nhwc:0). The
+// empty asm makes v an opaque register value, loaded once.
 template <class V>
 HWY_INLINE V InRegister(V v) {
 #if SYNETK_IS_X86_SIMD
@@ -80,15 +80,14 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BF16InUpperHalf(DF df, hn::Vec<DF> 
   }
 }
 
-// AVX-512 CPUs with AVX512_BF16 (Cooper Lake, Sapphire Rapids, Zen 4 and
-// later) round fp32 to bf16 in one instruction: vcvtne2ps2bf16 turns a and b
-// into 32 bf16 lanes (b's in the lower half), to nearest even, a NaN quieted
-// as BF16InUpperHalf quiets it, but with denormal inputs taken as zero. So
-// it serves only vectors without a denormal lane (one vfpclassps test; the
-// integer path rounds the others), and gives the integer path's bits. Eight
-// or so operations per vector became three: bf16 fused and normalize layers
-// ran 15-30% faster (Zen 5). The AVX3_ZEN4, AVX3_SPR and AVX10_2 targets
-// imply the extension (SYNETK_HAS_AVX512_BF16_CONVERT); on AVX3 and AVX3_DL
+// AVX-512 CPUs with the AVX512_BF16 extension round fp32 to bf16 in one
+// instruction: vcvtne2ps2bf16 turns a and b into 32 bf16 lanes (b's in the
+// lower half), to nearest even, a NaN quieted as BF16InUpperHalf quiets it,
+// but with denormal inputs taken as zero. So it serves only vectors without
+// a denormal lane (one vfpclassps test; the integer path rounds the others),
+// and gives the integer path's bits: three operations per vector instead of
+// about eight (bench: BM_Fused<hwy::bfloat16_t>, BM_Normalize<hwy::bfloat16_t>).
+// The AVX3_ZEN4, AVX3_SPR and AVX10_2 targets imply the extension (SYNETK_HAS_AVX512_BF16_CONVERT); on AVX3 and AVX3_DL
 // (and Highway 1.0.3 has no other AVX-512 target) the run-time flag
 // detail::bf16ConvertInstruction tells. Inline assembly needs no target
 // attribute.
@@ -391,10 +390,9 @@ HWY_INLINE void StoreF32(DF df, hn::Vec<DF> v, T* HWY_RESTRICT p) {
 // calls that neither stream nor prefetch (every call on AMD CPUs whose
 // tensors fit the cache), in which the runtime arguments that would say so
 // are ignored and the per-vector tests compile away. A load-transform-store
-// loop is otherwise about one third tests and branches: fused type 0 NCHW
-// 64x56x56 fp32 on a Zen 3 VM in its slow phases (a busy sibling thread,
-// docs/performance.md) ran 39-40 us with them and 26-27 us without,
-// memcpy of the same bytes 26 us.
+// loop is otherwise about one third tests and branches, which costs where a
+// sibling hardware thread shares the issue slots (bench:
+// BM_Fused<float>/type:0/C:64/HW:3136/nhwc:0).
 //
 // StoreF32, but non-temporal (bypassing the caches) when `stream` is set, T
 // is float and p is aligned to the vector; callers that stream end with
@@ -414,10 +412,9 @@ HWY_INLINE void StoreF32Streaming(DF df, hn::Vec<DF> v, T* HWY_RESTRICT p, bool 
 
 // How far ahead of a streaming read to prefetch, where the CPU wants it
 // (detail::softwarePrefetch: Intel's). Tensors that exceed L2 are read from
-// L3, whose latency the hardware prefetcher alone did not cover on an
-// earlier Zen 5 VM: a load-transform-store loop reached 0.78 of memcpy
-// without, 0.85-0.97 with 2 KiB (1 KiB and 4 KiB gained little). With
-// today's kernels the Zen 5 VM runs faster without (cpu.h).
+// L3, whose latency the hardware prefetcher alone may not cover; 2 KiB ahead
+// covers it where 1 KiB does not, and 4 KiB gains nothing more. AMD CPUs run
+// faster without (cpu.h). bench: BM_Fused<float>/type:0/C:256/HW:784/nhwc:0.
 inline constexpr size_t kPrefetchBytes = 2048;
 
 // Prefetches p[i + kPrefetchBytes / sizeof(T)] if that is below p[n]: the
@@ -437,9 +434,9 @@ HWY_INLINE void PrefetchAhead(const T* p, size_t i, size_t n) {
 
 // PrefetchAhead's n for a stream of n elements: n where the CPU wants
 // software prefetches (detail::softwarePrefetch), else 0 (none). Called once
-// per call, outside the loops: the flag read in them was reloaded after
-// every vector store (which may alias it), and the Intel Xeon ran fused type
-// 4 NCHW 64x56x56 at 0.90 of memcpy instead of 0.98.
+// per call, outside the loops: the flag read in them is reloaded after
+// every vector store (which may alias it). bench:
+// BM_Fused<float>/type:4/C:64/HW:3136/nhwc:0.
 HWY_INLINE size_t PrefetchBound(size_t n) { return detail::softwarePrefetch ? n : 0; }
 
 // Calls body(std::bool_constant<kPlain>()): the kPlain instance (see
@@ -473,11 +470,10 @@ HWY_INLINE void PrefetchAheadLines(const T* p, size_t i, size_t count, size_t n)
 // Whether a loop that loads ahead from `load` while it stores to `store`
 // meets 4K aliasing: the CPU first matches a load against older stores by
 // the low 12 address bits, so with the store stream a little ahead of the
-// load stream modulo 4 KiB, loads wait on unrelated pending stores (fused
-// type 4 NCHW, 64x3136 fp32 on Zen 4, an output 64-192 bytes ahead of the
-// input: 0.78-0.84 of memcpy instead of 0.97). The bound is where the remedy
-// (groups of runs, RunGroup) stopped paying: from 256 bytes ahead it gained
-// nothing or lost (0.87-0.91 -> 0.84-0.89).
+// load stream modulo 4 KiB, loads wait on unrelated pending stores. The
+// bound is where the remedy (groups of runs, RunGroup) stops paying: from
+// 256 bytes ahead the plain order is as fast or faster. bench:
+// BM_FusedOffset/type:4/ahead:128.
 inline constexpr size_t kAliasAheadBytes = 256;
 HWY_INLINE bool StoresAliasAhead(const void* load, const void* store) {
   const uintptr_t d = (reinterpret_cast<uintptr_t>(store) - reinterpret_cast<uintptr_t>(load)) % 4096;
