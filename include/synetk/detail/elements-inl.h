@@ -87,8 +87,9 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BF16InUpperHalf(DF df, hn::Vec<DF> 
 // a denormal lane (one vfpclassps test; the integer path rounds the others),
 // and gives the integer path's bits: three operations per vector instead of
 // about eight (bench: BM_Fused<hwy::bfloat16_t>, BM_Normalize<hwy::bfloat16_t>).
-// The AVX3_ZEN4, AVX3_SPR and AVX10_2 targets imply the extension (SYNETK_HAS_AVX512_BF16_CONVERT); on AVX3 and AVX3_DL
-// (and Highway 1.0.3 has no other AVX-512 target) the run-time flag
+// The AVX3_ZEN4, AVX3_SPR and AVX10_2 targets imply the extension
+// (SYNETK_HAS_AVX512_BF16_CONVERT); on AVX3 and AVX3_DL (and Highway 1.0.3
+// has no other AVX-512 target) the run-time flag
 // detail::bf16ConvertInstruction tells. Inline assembly needs no target
 // attribute.
 #undef SYNETK_BF16_CONVERT_ASM
