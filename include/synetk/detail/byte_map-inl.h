@@ -60,9 +60,9 @@ inline constexpr bool kByteLookup =
 
 // y holds Lanes(d8)/n consecutive rows of n bytes (n a power of two, at least
 // 16 and at most Lanes(d8)); each goes to its own row of dst with a plain
-// store of n bytes. (A masked store of the whole vector per row, which
-// reaches back across the previous row's bytes, ran an AVX-512 NHWC concat
-// of 32-byte rows at 0.24-0.36 of memcpy on Sapphire Rapids; 0.44-0.75 so.)
+// store of n bytes: a masked store of the whole vector per row reaches back
+// across the previous row's bytes and waits on its store. bench:
+// BM_QuantConcat/C:64/HW:3136/nhwc:1.
 #if HWY_TARGET != HWY_SCALAR  // no UpperHalf; 1-lane vectors hold no rows
 template <class D8>
 HWY_INLINE void StoreVectorRows(D8 d8, hn::Vec<D8> y, size_t n, uint8_t* dst, size_t dstStride) {
@@ -87,8 +87,8 @@ HWY_INLINE void StoreVectorRows(D8 d8, hn::Vec<D8> y, size_t n, uint8_t* dst, si
 // Bytes idx[i] of the 128 bytes {t0, t1} (the low 7 bits of each index), as
 // vpermt2b, which overwrites a copy of t0. Given the intrinsic, GCC emits
 // vpermi2b, which overwrites the index, wherever the tables are loop
-// invariants; on Zen 5 that form ran a 64-byte lookup (two of them and a
-// blend) in 1.21 ns against 0.87 ns for vpermt2b (measured on Zen 5 only).
+// invariants, and then needs a copy of the index per lookup; the asm keeps
+// vpermt2b. bench: BM_QuantScale<true>/C:64/HW:3136/nhwc:0.
 HWY_INLINE __m512i TwoTableBytes(__m512i t0, __m512i idx, __m512i t1) {
 #if defined(__GNUC__) || defined(__clang__)
   __asm__("vpermt2b %2, %1, %0" : "+v"(t0) : "v"(idx), "v"(t1));
@@ -123,9 +123,7 @@ HWY_INLINE __mmask64 FirstBytes(size_t n) {
 // vectors. Each group of four is loaded before the group before it is
 // stored: where d runs 1-4 vectors ahead of s modulo 4 KiB, a load would
 // otherwise wait on an unrelated earlier store to the same low 12 address
-// bits (4K aliasing; Zen 4, NCHW QuantizedScale 256x28x28 with d 128 bytes
-// ahead: 5.7 -> 4.7 us, and in the benchmark's allocations 5.8-6.5 -> 4.5-5.0
-// us with MapPlanes).
+// bits (4K aliasing). bench: BM_QuantScale<true>/C:256/HW:784/nhwc:0.
 HWY_INLINE void MapWholeVectors(const ByteMapRegs& look, const uint8_t* s, size_t full,
                                 uint8_t* d) {
   size_t i = 0;
@@ -226,10 +224,10 @@ HWY_INLINE void MapByteRowPairs(const detail::ByteMap& ma, const uint8_t* srcA, 
   const ByteMapRegs lookA(ma), lookB(mb);
   const size_t full = n & ~size_t{63};
   const __mmask64 k = FirstBytes(n - full);
-  // Rows of 2 KiB or more each in a call (Zen 5, NCHW shuffle, rows of
-  // 3136 bytes: 2.9 -> 2.3 us; of 784 bytes the calls cost 0.6 us more). Why
-  // the inlined loop is slower on long rows is not known; it is not the
-  // alignment of the loop, software prefetch or vzeroupper.
+  // Rows of 2 KiB or more each in a call: the inlined loop is slower on
+  // long rows, for a reason not known (not the loop's alignment, software
+  // prefetch or vzeroupper), and on short rows the calls cost more than
+  // they save. bench: BM_QuantShuffle<0>/C:64/HW:3136/nhwc:0.
   if (n >= 2048) {
     for (size_t r = 0; r < rows; ++r) {
       MapByteRowCall(lookA, srcA + r * srcStride, full, k, dstA + r * dstStride);
@@ -264,9 +262,8 @@ HWY_INLINE void MapPlanes(const detail::ByteMap* maps, const uint8_t* src, size_
     // One pass over the planes as one row of whole vectors: the vector that
     // straddles planes c and c + 1 (S >= 64: never a third) takes its lanes
     // from both maps, where plane by plane each plane ended in a masked
-    // tail and, with S not a multiple of 64, every vector split a line
-    // (Zen 4, 256 planes of 784 bytes, both ends 64-byte aligned: 5.4 ->
-    // 4.5 us).
+    // tail and, with S not a multiple of 64, every vector split a line.
+    // bench: BM_QuantScale<true>/C:256/HW:784/nhwc:0.
     const size_t n = planes * S;
     size_t o = 0;
     for (size_t c = 0; c < planes; ++c) {
