@@ -75,16 +75,11 @@ inline void SetBF16ConvertForTest(bool allow) {
 }
 
 // Whether streaming kernels prefetch ahead of their reads (PrefetchAhead in
-// elements-inl.h, pooling's rows): on Intel CPUs only. Release benchmark,
-// 2 rounds alternating, with and without (stop 35):
-// - the Intel Xeon (Sapphire Rapids class) lost without: QuantizeLinear
-//   f32 -> u8 1.07-1.09 -> 0.86-1.01 of memcpy, QuantizedScale NCHW
-//   64x56x56 0.91-0.92 -> 0.76-0.86, fused 256x112x112 type 4 NCHW
-//   0.86-0.97 -> 0.77-0.79, 2x2 pooling 256x28x28 1.01-1.40 -> 0.96-1.10;
-// - the Zen 5 VM gained without: QuantizeLinear 0.76 -> 0.99-1.04,
-//   DequantizeLinear 0.88-0.92 -> 0.93-1.04, fused 64x56x56 0.81-0.87 ->
-//   0.93-1.03 (AVX2 build too), 3x3 s2 pooling NCHW f32 0.76-0.82 -> 0.83-0.91;
-//   its hardware prefetchers cover these streams.
+// elements-inl.h, pooling's rows): on Intel CPUs only. Intel's hardware
+// prefetchers leave L3 latency uncovered on these streams; AMD's cover them,
+// and the prefetch instructions only cost there. bench:
+// BM_QuantQuantize<float, uint8_t>/C:64/HW:3136/nhwc:0,
+// BM_Fused<float>/type:4/C:256/HW:12544/nhwc:0.
 // A plain variable, read where a prefetch would go (set during static
 // initialization; a kernel that runs before then does not prefetch).
 inline bool softwarePrefetch = CpuidSaysIntel();
