@@ -34,10 +34,11 @@ struct FusedArgs {
 // Whole-call traffic (in + out) up to which a fused call's tensors are taken
 // to come from the cache, which decides the loop order for wide NHWC pixels
 // (ForEachElementwise, Fused4): pixel by pixel with per-vector parameter
-// loads wins from the cache, pixel groups win from DRAM. On the development
-// machine (Zen 5, 1 MiB L2, a VM's share of L3) the crossover lay between
-// 6.4 and 12.8 MB for 256 channels (type 0), between 4.8 and 9.6 MB for
-// type 4; the constant sits between.
+// loads wins from the cache, pixel groups win from DRAM. The constant sits
+// between the crossovers measured for 256 channels on a machine with 1 MiB
+// of L2 (type 0 and type 4); it is not derived from the cache size the C
+// library reports, which a VM may overstate. bench:
+// BM_Fused<float>/type:0/C:256/HW:784/nhwc:1 against .../HW:12544/nhwc:1.
 inline constexpr size_t kCachedFusedBytes = size_t{8} << 20;
 
 template <int kType, typename T, class Format>
@@ -123,10 +124,10 @@ struct FusedOp<3> {  // x = src + bias; max(0, x) + min(0, x)*scale
 // channels (NHWC) 2i and 2i + 1 as the halves of 32-bit lane i
 // (LoadBF16Pair), two fp32 vectors per load and one store of both, rounded
 // together (StoreBF16Pair): no promotion, no narrowing shuffle, and on
-// AVX512_BF16 one conversion per two vectors. x86 only: the 32-bit loads and
-// stores take any 2-byte-aligned address there. Zen 4, 64x56x56: AVX3_DL
-// types 0/3 NCHW 0.37/0.40 -> 0.43/0.49 of memcpy, NHWC 0.36/0.38 ->
-// 0.45/0.55; AVX2 0.17-0.21 -> 0.24-0.27.
+// AVX512_BF16 one conversion per two vectors: bf16 layers are bound by
+// operations, not memory. x86 only: the 32-bit loads and stores take any
+// 2-byte-aligned address there. bench:
+// BM_Fused<hwy::bfloat16_t>/type:3/C:64/HW:3136/nhwc:0 and nhwc:1.
 template <typename T>
 inline constexpr bool kBF16Pairs =
     ElementTraits<T>::kEncoding == Encoding::kBFloat16 && SYNETK_IS_X86_SIMD;
@@ -206,8 +207,8 @@ HWY_INLINE const float* SplitPairParams(size_t N, size_t C, const float* params,
 // 2*Lanes(df), at most kMaxFlatChannels; kBF16Pairs): channels 2j and 2j + 1
 // of a pair are lane j of its even and odd fp32 vectors, so the parameters
 // are split once per call (SplitPairParams). One or two pairs per pixel keep
-// them in registers (loaded per pair, types 0/3 ran 0.37/0.48 instead of
-// 0.45/0.55).
+// them in registers rather than loading them per pair (bench:
+// BM_Fused<hwy::bfloat16_t>/type:3/C:64/HW:3136/nhwc:1).
 template <size_t K, bool kPlain, class DF, typename T, class F>
 HWY_INLINE void BF16PairPixels(DF df, const T* src, T* dst, size_t C, size_t sBegin, size_t sEnd,
                                const float* const* perChannel, size_t pfEnd, const F& f) {
@@ -302,12 +303,12 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
 // NHWC layers whose output pixels are assembled from runs of input pixels
 // (types 4 and 9) work on small pixels in blocks of about 16 KiB of output,
 // in L1 with their inputs: each run of channels loads its parameters once
-// for all the block's pixels. Pixel by pixel, the parameter loads and loop
-// overhead were the limit on small C (type 9, C = 24 + 12: 0.30-0.35 of
-// memcpy; 0.63-0.78 in blocks; 1-4 KiB blocks gained less). Pixels of 1 KiB
-// or more are done one at a time, front to back: in blocks, their strided
-// runs lost the hardware prefetcher on tensors beyond the cache (type 9,
-// C = 384, 12544 pixels: 0.58 instead of 0.75-0.9).
+// for all the block's pixels: pixel by pixel, the parameter loads and loop
+// overhead are the limit on small C, and 1-4 KiB blocks amortise them less.
+// Pixels of 1 KiB or more are done one at a time, front to back: in blocks,
+// their strided runs lose the hardware prefetcher on tensors beyond the
+// cache. bench: BM_Fused<float>/type:9/C:24/HW:5625/nhwc:1 and
+// BM_Fused<float>/type:9/C:256/HW:12544/nhwc:1.
 inline constexpr size_t kPixelBlockBytes = 16384;
 inline constexpr size_t kLargePixelBytes = 1024;
 
@@ -319,11 +320,11 @@ HWY_INLINE size_t PixelBlock(size_t outChannels) {
 
 // Type 4 NCHW: elements [s0, s1) of a row whose output runs a little ahead
 // of its input modulo 4 KiB (StoresAliasAhead), in groups of runs loaded
-// before any is stored (RunGroup). Output 128 bytes ahead (Zen 4, medians of
-// 5-11 runs): 64x3136 0.78-0.83 -> 0.88-0.89 of memcpy, 256x784 0.76-0.79 ->
-// 0.88-0.89. Groups for every piece lost where nothing aliases (64x3136: 0.98
-// -> 0.94), and so did the plain pieces when the groups shared their loop
-// (0.97 -> 0.95): out of line, by value, the plain loop keeps its code.
+// before any is stored (RunGroup), so that loads do not wait on unrelated
+// pending stores. Only those pieces: where nothing aliases the groups are
+// slower than the plain order, and inside the plain pieces' loop they slow
+// it too; out of line, by value, the plain loop keeps its code. bench:
+// BM_FusedOffset/type:4/ahead:128.
 template <bool kPlain, class DF, typename T, class Half>
 HWY_NOINLINE void Fused4GroupedPiece(DF df, const T* row, T* out, size_t s0, size_t s1,
                                      hn::Vec<DF> bias0, Half half, const T* src, size_t pfEnd) {
@@ -406,8 +407,8 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
     const float* bias0 = a.channel[0];
     const size_t N = hn::Lanes(df);
     // Each input vector makes one vector of each half. (Forced inline: in a
-    // unit with every target, GCC's growth limits left it a call per vector,
-    // 0.95 -> 0.55 of memcpy on 64x56x56.)
+    // unit with every target, GCC's growth limits leave it a call per
+    // vector. bench: BM_Fused<float>/type:4/C:64/HW:3136/nhwc:1.)
     const auto both = [=](V x, T* out) HWY_ATTR SYNETK_LAMBDA_INLINE {
       StoreF32Streaming<kPlain>(df, first(x), out, stream);
       StoreF32Streaming<kPlain>(df, second(x), out + C, stream);
@@ -415,8 +416,8 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
     if (C >= N && C <= 4 * N) {
       // Pixels of up to four runs (ForEachPixelRun's, the last overlapping
       // its neighbour): their biases stay in registers and the pixels
-      // stream front to back (C = 24 / 32 / 64: 0.55-0.76 of memcpy in the
-      // blocks below, 0.74-0.96 in this order; 64 x 50176: 0.51 -> 0.76).
+      // stream front to back, one stream the prefetcher follows. bench:
+      // BM_Fused<float>/type:4/C:64/HW:3136/nhwc:1.
       const size_t R = (C + N - 1) / N;
       const size_t o1 = HWY_MIN(N, C - N), o2 = HWY_MIN(2 * N, C - N), o3 = C - N;
       const V b0 = hn::LoadU(df, bias0);
@@ -436,11 +437,11 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
     }
     if (C > 4 * N && a.cached && !(kWidePixelsInOrder && a.intel)) {
       // Wider pixels from the cache: pixel by pixel, one bias load per input
-      // vector (256x28x28: 0.72 -> 0.93; 128x28x28: 0.47 -> 0.92). From
-      // DRAM the two interleaved output streams lost to the blocks below
-      // (256x112x112: 0.86 -> 0.65), and on Intel AVX-512 from the cache
-      // too (see kWidePixelsInOrder; measured with 256 f32 channels, whose
-      // pixels of 2 KiB make blocks of one pixel).
+      // vector. From DRAM the two interleaved output streams are slower than
+      // the blocks below, and on Intel AVX-512 from the cache too (see
+      // kWidePixelsInOrder; 256 f32 channels make pixels of 2 KiB, blocks of
+      // one pixel). bench: BM_Fused<float>/type:4/C:256/HW:784/nhwc:1 and
+      // .../HW:12544/nhwc:1.
       for (size_t s = a.sBegin; s < a.sEnd; ++s) {
         const T* in = src + s * C;
         T* out = dst + s * 2 * C;
@@ -481,9 +482,9 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
   T* dst = a.dst0;
   const bool stream = !kPlain && a.stream;
   const size_t pfEnd = PrefetchBound(a.channels * a.spatial);
-  // With two inputs, prefetching past a pixel group's lead (pf) lost from
-  // DRAM (256x112x112: 0.69 -> 0.62 of memcpy), so each run prefetches
-  // ahead of itself.
+  // With two inputs, prefetching past a pixel group's lead (pf) is slower
+  // from DRAM, so each run prefetches ahead of itself. bench:
+  // BM_Fused<float>/type:8/C:256/HW:12544/nhwc:1.
   const auto load = [=](size_t o, size_t count, size_t /*pf*/, V p0, V,
                         V) HWY_ATTR SYNETK_LAMBDA_INLINE {
     PrefetchAhead<kPlain>(src0, o, pfEnd);
@@ -597,13 +598,11 @@ HWY_INLINE void Fused9Pixel(DF df, const Fused9Pixels<T, kPlain>& g, size_t s, V
 // Type 9 NHWC with C0 channels of src0 in kR0 vectors and C1 of src1 in kR1
 // (at most four each; each input's last vector may be partial): every
 // vector's scale and bias stay in registers and the pixels stream front to
-// back, each pixel's vectors loaded before any is stored. The 16 KiB blocks
-// below, one run at a time across a block's pixels, ran 64 + 32 fp32
-// channels on Zen 4 at 0.66 of memcpy in a harness where this order ran at
-// 0.91. On x86 below AVX-512 (16 registers) some parameters spill, and the
-// loop reloads them from the stack: still far ahead of the blocks (Zen 4,
-// AVX2-only build, 24 + 12 and 32 + 16 fp32 channels: 0.46-0.50 -> 0.80-0.96
-// of memcpy; SSE4, 16 + 8: 0.25 -> 0.57).
+// back, each pixel's vectors loaded before any is stored: one stream, where
+// the 16 KiB blocks below walk a block's pixels once per run. On x86 below
+// AVX-512 (16 registers) some parameters spill, and the loop reloads them
+// from the stack: still well ahead of the blocks. bench:
+// BM_Fused<float>/type:9/C:64/HW:3136/nhwc:1.
 // A partial vector is read and written whole: past its input's channels it
 // reads the next ones (or the next pixel's), and what it writes past them the
 // pixel's next vector, or the next pixel, writes over. The part's last
@@ -712,10 +711,9 @@ HWY_INLINE bool Fused9InRegisters(DF df, const detail::FusedArgs<T>& a) {
 // Type 9 NHWC from the cache where both inputs' channels are whole vectors,
 // too many for Fused9PixelsInRegisters (AVX2: more than 32 fp32 channels in
 // either): groups of four pixels, front to back, each vector's scale and
-// bias loaded once for the four. (AVX2 Zen 3 harness, fp32, 3136 pixels of
-// 64 + 32 channels and 784 of 256 + 128: 0.54-0.64 -> 0.88-0.97 and
-// 0.40-0.52 -> 0.79-0.91 of memcpy, from the 16 KiB blocks and one pixel at
-// a time; groups of two read 0.94 and 0.77-0.88.)
+// bias loaded once for the four, where the blocks and the one-pixel loop are
+// bound by parameter loads and loop overhead; groups of two amortise less.
+// bench: BM_Fused<float>/type:9/C:256/HW:784/nhwc:1 on AVX2.
 template <bool kPlain, bool kCopy, typename T, class DF>
 HWY_NOINLINE void Fused9PixelGroups(DF df, const detail::FusedArgs<T>& a) {
   using V = hn::Vec<DF>;
@@ -780,20 +778,18 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
     const float* const bias = a.channel[1];
     // Every lambda here captures by value and no vector (see FusedUnary's
     // run halves): captured by reference, the pointers, the stream flag and
-    // the zero vector were reloaded around every store, since vector stores
-    // may alias anything (AVX-512, 64x3136 and 256x784: 0.38-0.47 of
-    // memcpy).
+    // the zero vector are reloaded around every store, since vector stores
+    // may alias anything. bench: BM_Fused<float>/type:9/C:64/HW:3136/nhwc:1.
     const auto out = [=](V v, V sc, V bi, size_t o, size_t count) HWY_ATTR SYNETK_LAMBDA_INLINE {
       StoreRun<kPlain>(df, hn::Max(hn::Zero(df), hn::MulAdd(v, sc, bi)), dst0 + o, count, stream);
       if (dst1 != nullptr) StoreRun<kPlain>(df, v, dst1 + o, count, stream);
     };
     if constexpr (HWY_TARGET != HWY_SCALAR) {
       if (Fused9InRegisters<kPlain>(df, a)) return;
-      // (AVX-512 keeps the paths below, measured at 1.00-1.02 of memcpy on
-      // the Intel Xeon with 64 + 32 and 256 + 128 channels; so do tensors
-      // beyond the cache, where four interleaved pixel streams lost to one
-      // pixel at a time: 256 + 128 channels x 12544, AVX2 Zen 3, 0.89-1.10
-      // -> 0.64-0.78 of memcpy.)
+      // (AVX-512 keeps the paths below, which run these shapes at memcpy's
+      // speed there; so do tensors beyond the cache, where four interleaved
+      // pixel streams are slower than one pixel at a time. bench:
+      // BM_Fused<float>/type:9/C:256/HW:12544/nhwc:1.)
       const size_t N = hn::Lanes(df);
       if (kRunGroup == 1 && !kBF16Pairs<T> && a.cached && a.channels % N == 0 &&
           a.channels1 % N == 0) {
@@ -803,9 +799,9 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
     }
     const size_t block = PixelBlock<T>(C);
     if (block == 1) {
-      // Large pixels, one at a time. (Through the blocked loop below, with
-      // its one-pixel inner loops, 256x28x28 ran at 0.49 of memcpy instead
-      // of 0.75; type 4 showed no such loss.)
+      // Large pixels, one at a time: the blocked loop below, with its
+      // one-pixel inner loops, is slower for them. bench:
+      // BM_Fused<float>/type:9/C:256/HW:784/nhwc:1.
       for (size_t s = a.sBegin; s < a.sEnd; ++s) {
         size_t base = 0;
         for (size_t i = 0; i < 2; ++i) {
@@ -825,8 +821,8 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
     }
     // bf16 with both inputs' channels whole pairs of vectors (kBF16Pairs):
     // runs of a pair of vectors, the parameters split once per call into the
-    // pairs' order, in registers for the block (64 + 32 channels on Zen 4:
-    // 0.39 -> 0.60 of memcpy; pixel by pixel, loading them per pair, 0.38).
+    // pairs' order, in registers for the block rather than loaded per pair.
+    // bench: BM_Fused<hwy::bfloat16_t>/type:9/C:64/HW:3136/nhwc:1.
     constexpr size_t kSplit = kBF16Pairs<T> ? kMaxFlatChannels : 1;
     HWY_ALIGN float split[2][kSplit];
     bool pairs = false;
