@@ -61,7 +61,7 @@ int main() {
   std::vector<engine::Fixed88> src(values.size()), dst(values.size());
   for (size_t i = 0; i < values.size(); ++i)
     src[i] = synetk::ElementTraits<engine::Fixed88>::FromFloat(values[i]);
-  synetk::FusedLayer3<engine::Fixed88, synetk::Nchw>()(src.data(), scale.data(), bias.data(),
+  synetk::FusedLayer3<engine::Fixed88, synetk::Nchw>()(src.data(), bias.data(), scale.data(),
                                                        channels, spatial, dst.data());
   std::printf("FusedLayer3 on Q8.8 fixed point (%s target):\n", synetk::ChosenTargetName());
   for (size_t i = 0; i < values.size(); ++i)

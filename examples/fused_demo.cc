@@ -15,7 +15,7 @@ int main() {
   std::printf("synetk runs on the %s target\n\n", synetk::ChosenTargetName());
 
   // Type 3: a per-channel PReLU after a bias.
-  synetk::FusedLayer3<float, synetk::Nchw>()(src.data(), scale.data(), bias.data(),
+  synetk::FusedLayer3<float, synetk::Nchw>()(src.data(), bias.data(), scale.data(),
                                              channels, spatial, dst.data());
   std::printf("FusedLayer3 (x = src + bias[c]; max(0,x) + min(0,x)*scale[c]), NCHW:\n");
   for (size_t c = 0; c < channels; ++c) {
@@ -28,7 +28,7 @@ int main() {
   std::vector<float> srcNhwc(src.size()), dstNhwc(src.size());
   for (size_t c = 0; c < channels; ++c)
     for (size_t s = 0; s < spatial; ++s) srcNhwc[s * channels + c] = src[c * spatial + s];
-  synetk::FusedLayer3<float, synetk::Nhwc>()(srcNhwc.data(), scale.data(), bias.data(),
+  synetk::FusedLayer3<float, synetk::Nhwc>()(srcNhwc.data(), bias.data(), scale.data(),
                                              channels, spatial, dstNhwc.data());
   bool same = true;
   for (size_t c = 0; c < channels; ++c)
@@ -49,7 +49,7 @@ int main() {
 
   // Bad input is an exception that says what is wrong, not undefined behaviour.
   try {
-    synetk::FusedLayer3<float, synetk::Nchw>()(src.data(), scale.data(), nullptr, channels, spatial, dst.data());
+    synetk::FusedLayer3<float, synetk::Nchw>()(src.data(), nullptr, scale.data(), channels, spatial, dst.data());
   } catch (const synetk::Error& e) {
     std::printf("\nrejected: %s\n", e.what());
   }

@@ -10,10 +10,12 @@ using namespace synetk::simd;
 
 int main() {
   const size_t C = 8, H = 6, W = 6, S = H * W;
-  std::vector<float> src(C * S), scale(C, 0.5f), bias(C, 0.1f), dst(C * S);
+  std::vector<float> src(C * S), slope(C, 0.5f), bias(C, 0.1f), dst(C * S);
   for (size_t i = 0; i < src.size(); ++i) src[i] = float(int(i % 11) - 5);
 
-  SimdSynetFusedLayerForward3(src.data(), scale.data(), bias.data(), C, S, dst.data(), SimdTensorFormatNhwc);
+  // Type 3 as the engine Synet calls it: the bias is added, negatives are
+  // multiplied by the slope (PReLU after a bias).
+  SimdSynetFusedLayerForward3(src.data(), bias.data(), slope.data(), C, S, dst.data(), SimdTensorFormatNhwc);
 
   std::vector<float> pooled(C * 3 * 3);
   SimdSynetPoolingMax32f(dst.data(), C, H, W, 1, 2, 2, 1, 2, 2, 0, 0, 0, pooled.data(), C, 3, 3,

@@ -55,7 +55,7 @@ int main() {
   const int32_t dqBias = -zero;
   const double t3 = TimeUs([&] { synetk::DequantizeLinear<uint8_t, float>()(q2.data(), n, dqBias, &qScale, x.data()); });
   const double t4 = TimeUs([&] {
-    synetk::FusedLayer3<float, F>()(x.data(), ones.data(), zeros.data(), C, S, x.data());  // in place
+    synetk::FusedLayer3<float, F>()(x.data(), zeros.data(), ones.data(), C, S, x.data());  // in place
   });
   const double t5 = TimeUs([&] {
     synetk::PoolingMax<float, F>()(x.data(), C, H, W, 3, 3, 2, 2, 1, 1, pooled.data(), PH, PW);

@@ -141,7 +141,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   };
 
   // The index Forward must use: in constant mode the last accepted SetIndex
-  // (up to two calls), otherwise the one passed to Forward.
+  // (up to two calls), otherwise (no SetIndex accepted, or a non-constant
+  // context) the one passed to Forward.
   std::vector<uint8_t> active;
   bool haveActive = false;
   std::vector<uint8_t> scratch;
@@ -175,10 +176,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::fprintf(stderr, "%s: InternalBufferSize of a non-constant context\n", context);
     std::abort();
   }
-  // Forward: per-call indices (ignored in constant mode, where they may be null).
+  // Forward: per-call indices (ignored after SetIndex, where they may be null).
   std::vector<uint8_t> idx = MakeIndex(in, dstN, srcCount, wide);
   const bool nullIdx = in.Range(0, 7) == 0;
-  if (!indexConst) {
+  if (!haveActive) {
     active = idx;
     haveActive = !nullIdx;
   }

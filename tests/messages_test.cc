@@ -23,7 +23,7 @@ TEST_CASE("error messages name layer, parameter, value and expectation", "[error
   std::vector<uint8_t> u(64, 1), uout(64);
   const float zero = 0.0f, one = 1.0f, negative = -1.0f;
 
-  CHECK(MessageOf([&] { synetk::FusedLayer3<float, synetk::Nchw>()(f.data(), f.data(), nullptr, 4, 4, out.data()); }) ==
+  CHECK(MessageOf([&] { synetk::FusedLayer3<float, synetk::Nchw>()(f.data(), nullptr, f.data(), 4, 4, out.data()); }) ==
         "FusedLayer3: bias = null: expected a non-null pointer");
   CHECK(MessageOf([&] { synetk::FusedLayer0<float, synetk::Nhwc>()(f.data(), f.data(), f.data(), 0, 4, out.data()); }) ==
         "FusedLayer0: channels = 0: expected > 0");

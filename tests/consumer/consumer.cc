@@ -13,9 +13,9 @@ int main() {
   std::vector<float> src(channels * spatial), bias(channels, 0.5f), scale(channels, 0.25f);
   for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i % 7) - 3.0f;
   std::vector<float> a(src.size()), b(src.size());
-  synetk::FusedLayer3<float, synetk::Nhwc>()(src.data(), scale.data(), bias.data(), channels,
+  synetk::FusedLayer3<float, synetk::Nhwc>()(src.data(), bias.data(), scale.data(), channels,
                                              spatial, a.data());
-  synetk::simd::SimdSynetFusedLayerForward3(src.data(), scale.data(), bias.data(), channels,
+  synetk::simd::SimdSynetFusedLayerForward3(src.data(), bias.data(), scale.data(), channels,
                                             spatial, b.data(), synetk::simd::SimdTensorFormatNhwc);
   int bad = 0;
   for (size_t i = 0; i < src.size(); ++i) {

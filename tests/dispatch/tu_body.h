@@ -29,7 +29,7 @@ TuReport TU_ENTRY() {
   for (int64_t t : hwy::SupportedAndGeneratedTargets()) {
     hwy::SetSupportedTargetsForTest(t);
     const bool chosen = synetk::ChosenTarget() == t;
-    synetk::FusedLayer3<float, synetk::Nchw>()(src.data(), scale.data(), bias.data(), C, S, dst.data());
+    synetk::FusedLayer3<float, synetk::Nchw>()(src.data(), bias.data(), scale.data(), C, S, dst.data());
     hwy::SetSupportedTargetsForTest(0);
     bool same = chosen;
     for (size_t c = 0; c < C; ++c)

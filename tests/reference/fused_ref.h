@@ -67,7 +67,7 @@ inline Out Fused2(const std::vector<float>& src, const float* scale, const float
   return o;
 }
 
-inline Out Fused3(const std::vector<float>& src, const float* scale, const float* bias,
+inline Out Fused3(const std::vector<float>& src, const float* bias, const float* scale,
                   size_t C, size_t S, bool nhwc) {
   Out o(C * S);
   for (size_t c = 0; c < C; ++c)

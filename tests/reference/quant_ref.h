@@ -64,8 +64,9 @@ inline size_t Index(bool nhwc, size_t c, size_t s, size_t C, size_t S) {
   return nhwc ? s * C + c : c * S + s;
 }
 
-// QuantizedScale with the reciprocal of dstScale taken once in fp32 (the
-// arithmetic synetk documents), separate multiply and add.
+// QuantizedScale with the reciprocal of dstScale taken once in fp32 and
+// v*scale[c] + bias[c] rounded once (std::fma), as the Simd Library
+// computes it.
 inline std::vector<uint8_t> Scale(const std::vector<uint8_t>& src, float srcScale, int srcZero,
                                   size_t C, size_t S, const float* scale, const float* bias,
                                   float dstScale, int dstZero, bool nhwc) {
@@ -75,8 +76,7 @@ inline std::vector<uint8_t> Scale(const std::vector<uint8_t>& src, float srcScal
     for (size_t s = 0; s < S; ++s) {
       const size_t i = Index(nhwc, c, s, C, S);
       float v = static_cast<float>(int(src[i]) - srcZero) * srcScale;
-      v = v * scale[c];
-      v = v + (bias ? bias[c] : 0.0f);
+      v = std::fma(v, scale[c], bias ? bias[c] : 0.0f);
       v = v * inv;
       dst[i] = static_cast<uint8_t>(QuantizeValue(v, dstZero, 0, 255));
     }

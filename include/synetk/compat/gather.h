@@ -64,9 +64,15 @@ inline void* SimdSynetGatherElementsInit(SimdTensorDataType dataType, SimdTensor
   return nullptr;
 }
 
-/// Sets and analyses a constant index (context made with indexConst).
+/// Sets and analyses a constant index. Optional: without it, Forward reads
+/// the index it is given. Ignored for a context made without indexConst, as
+/// in the original. An invalid index throws synetk::Error and the context
+/// keeps its previous index, if any.
+/// @param context a context from SimdSynetGatherElementsInit
+/// @param idx outer*idxCount*inner indices of the context's index type
 inline void SimdSynetGatherElementsSetIndex(const void* context, const uint8_t* idx) {
-  compat::GatherContext(context, "SimdSynetGatherElementsSetIndex")->SetIndexBytes(idx);
+  auto* c = compat::GatherContext(context, "SimdSynetGatherElementsSetIndex");
+  if (c->IndexConstMode()) c->SetIndexBytes(idx);
 }
 
 /// Bytes of analysed index data the context keeps.
@@ -75,7 +81,14 @@ inline size_t SimdSynetGatherElementsInternalBufferSize(const void* context) {
       ->InternalBufferSize();
 }
 
-/// dst = gather(src, idx); an out-of-range index throws synetk::Error.
+/// dst[o, c, i] = src[o, idx[o, c, i], i] (a negative index counts from
+/// srcCount). After SetIndex on a constant-index context idx is ignored
+/// (it may be null); otherwise it is read, and an index outside
+/// [-srcCount, srcCount) throws synetk::Error with dst untouched.
+/// @param context a context from SimdSynetGatherElementsInit
+/// @param src outer*srcCount*inner elements
+/// @param idx outer*idxCount*inner indices (see above)
+/// @param dst outer*idxCount*inner elements; must not overlap src or idx
 inline void SimdSynetGatherElementsForward(void* context, const uint8_t* src, const uint8_t* idx,
                                            uint8_t* dst) {
   compat::GatherContext(context, "SimdSynetGatherElementsForward")->ForwardBytes(src, idx, dst);

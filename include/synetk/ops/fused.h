@@ -142,18 +142,19 @@ struct FusedLayer2 {
 };
 
 /// Fused layer type 3. x = src + bias[c]; dst = max(0, x) + min(0, x)*scale[c]
-/// (a per-channel PReLU after a bias). In place allowed.
+/// (a per-channel PReLU after a bias). The bias comes first, as in types 0
+/// and 1 and in the original library's implementation. In place allowed.
 template <typename T, class Format>
 struct FusedLayer3 {
   static constexpr const char* kLayer = "FusedLayer3";
-  void operator()(const T* src, const float* scale, const float* bias,
+  void operator()(const T* src, const float* bias, const float* scale,
                   size_t channels, size_t spatial, T* dst,
                   Range part = Range::All()) const {
     using namespace impl;
     const size_t n = CheckFusedShape(kLayer, channels, spatial, sizeof(T));
     CheckNotNull(kLayer, "src", src);
-    CheckNotNull(kLayer, "scale", scale);
     CheckNotNull(kLayer, "bias", bias);
+    CheckNotNull(kLayer, "scale", scale);
     CheckNotNull(kLayer, "dst", dst);
     CheckNoPartialOverlap(kLayer, "dst", dst, n * sizeof(T), "src", src, n * sizeof(T), true);
     FusedArgs<T> a;

@@ -52,6 +52,8 @@ SYNETK_NAMESPACE_BEGIN
 /// layer holds contexts of run-time element and index types through it).
 class GatherElementsAny : public Context {
  public:
+  /// Whether the context was made for a constant index (indexConst).
+  virtual bool IndexConstMode() const = 0;
   virtual void SetIndexBytes(const void* idx) = 0;
   virtual size_t InternalBufferSize() const = 0;
   virtual void ForwardBytes(const void* src, const void* idx, void* dst) const = 0;
@@ -65,12 +67,14 @@ class GatherElementsAny : public Context {
 /// Index: int32_t or int64_t. An index outside [-srcCount, srcCount) throws
 /// synetk::Error naming its position and value; nothing is written then.
 ///
-/// Constant-index mode (indexConst): call SetIndex once; it validates the
+/// Constant-index mode (indexConst): SetIndex, called once, validates the
 /// indices, removes the negative fix-up, narrows int64 to int32 when
 /// srcCount allows, stores one slice when every outer item repeats the same
 /// indices, and (inner > 1) finds rows whose `inner` indices are all equal,
 /// which Forward then copies as contiguous runs. InternalBufferSize reports
-/// the bytes kept. Forward then ignores its idx argument (it may be null).
+/// the bytes kept. After SetIndex, Forward ignores its idx argument (it may
+/// be null); without SetIndex, Forward reads and checks the idx it is given,
+/// as in non-constant mode (SetIndex is optional, as in the original).
 template <typename T, typename Index>
 class GatherElements final : public GatherElementsAny {
   static_assert(std::is_trivially_copyable_v<T>, "GatherElements moves elements as bits");
@@ -188,8 +192,8 @@ class GatherElements final : public GatherElementsAny {
   bool IndexNarrowed() const { return indexSet_ && narrow_; }
 
   /// dst = gather(src, idx). src: SrcSize() elements; idx, dst: DstSize().
-  /// In constant-index mode idx is ignored (may be null). `part` selects
-  /// outer items (their indices alone are checked).
+  /// After SetIndex idx is ignored (may be null); otherwise it is read and
+  /// checked. `part` selects outer items (their indices alone are checked).
   void Forward(const T* src, const Index* idx, T* dst, Range part = Range::All()) const {
     using namespace detail;
     CheckNotNull(kLayer, "src", src);
@@ -197,8 +201,7 @@ class GatherElements final : public GatherElementsAny {
     const size_t srcBytes = srcSize_ * sizeof(T), dstBytes = dstSize_ * sizeof(T);
     CheckNoPartialOverlap(kLayer, "dst", dst, dstBytes, "src", src, srcBytes, false);
     ClampPart(kLayer, part, outer_);
-    if (indexConst_) {
-      if (!indexSet_) Fail(kLayer, "SetIndex", "not called", "SetIndex before Forward with a constant index");
+    if (indexSet_) {
       if (narrow_) {
         Run<int32_t>(src, idx32_.empty() ? nullptr : idx32_.data(), rows32_, true, dst, part);
       } else {
@@ -213,6 +216,7 @@ class GatherElements final : public GatherElementsAny {
     Run<Index>(src, idx, std::vector<Index>(), false, dst, part);
   }
 
+  bool IndexConstMode() const override { return indexConst_; }
   void SetIndexBytes(const void* idx) override { SetIndex(static_cast<const Index*>(idx)); }
   void ForwardBytes(const void* src, const void* idx, void* dst) const override {
     Forward(static_cast<const T*>(src), static_cast<const Index*>(idx), static_cast<T*>(dst));

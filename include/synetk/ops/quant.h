@@ -312,9 +312,11 @@ inline void RunScale(const detail::ScaleArgs& a) {
 /// QuantizedScale (uint8), per channel c:
 ///   v = float(src - srcZero) * srcScale[0]; v = v*scale[c] + (bias ? bias[c] : 0);
 ///   dst = clamp(Round(v * (1/dstScale[0])) + dstZero, 0, 255)
-/// with separate (unfused) multiplications and addition, and 1/dstScale[0]
-/// computed once in fp32 (as the original). bias may be null. In place
-/// (dst == src) is allowed. `part` selects spatial positions.
+/// with v*scale[c] + bias[c] rounded once (a fused multiply-add, as the
+/// original computes it; without a bias, the plain product) and 1/dstScale[0]
+/// computed once in fp32 (as the original): the same bytes on every target.
+/// bias may be null. In place (dst == src) is allowed. `part` selects
+/// spatial positions.
 template <class Format>
 struct QuantizedScale {
   static constexpr const char* kLayer = "QuantizedScale";

@@ -19,6 +19,7 @@
 
 #include <hwy/highway.h>
 
+#include "synetk/detail/fused_mul_add-inl.h"
 #include "synetk/ops/quant-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -32,8 +33,9 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // ---- QuantizedScale --------------------------------------------------------------
-// v = float(src - srcZero) * srcScale; v = v*scale[c] (+ bias[c]), a separate
-// multiplication and addition; dst = clamp(Round(v * invDstScale) + dstZero).
+// v = float(src - srcZero) * srcScale; v = v*scale[c] + bias[c] rounded once
+// (FusedMulAdd, as the original library computes it; v*scale[c] without a
+// bias); dst = clamp(Round(v * invDstScale) + dstZero).
 // scale[c] may be 0 while float(src - srcZero)*srcScale overflows: NaN.
 struct ScaleParams {
   int32_t srcZero;
@@ -52,8 +54,7 @@ HWY_INLINE hn::Vec<DF> ScaleSource(DF df, hn::Vec<hn::RebindToSigned<DF>> x, con
 template <bool kHasBias, class DF>
 HWY_INLINE hn::Vec<DF> ScaleChannel(DF df, hn::Vec<DF> t, hn::Vec<DF> scale, hn::Vec<DF> bias,
                                     const ScaleParams& k) {
-  auto v = hn::Mul(t, scale);
-  if constexpr (kHasBias) v = hn::Add(v, bias);
+  const auto v = kHasBias ? FusedMulAdd(df, t, scale, bias) : hn::Mul(t, scale);
   return hn::Mul(v, hn::Set(df, k.invDstScale));
 }
 
