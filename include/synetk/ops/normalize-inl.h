@@ -14,12 +14,13 @@
 // give a normalizing factor of 0 instead of inf: V1 writes 0, V2/V3 write
 // shift[c], V4 writes src + shift[c] (the ratio term is taken as 0).
 //
-// Order of the scaling: (x - mean) * factor first, then * scale[c]. The
-// factor reaches 2.6e22 (a zero reduction, eps the smallest denormal), so
-// factor * scale[c] overflows fp32 for a scale above 1.3e16, and a zero
-// x - mean times that infinity was NaN where the result is shift[c]; the
-// normalized value is at most sqrt(n) in magnitude, so its product with
-// scale[c] overflows only where the result does.
+// Order of the scaling: x * (factor * scale[c]) (V2, V3: x - mean for x),
+// the specification's x * scale / sqrt(...) in special values, and free of
+// the underflow of x * factor for a tiny x among large values. The factor
+// reaches about 2.6e22 (a zero reduction, eps the smallest denormal), so
+// factor * scale[c] can overflow fp32 for a finite scale above about 1e16;
+// those elements take (x * factor) * scale[c] instead, whose first product
+// is at most sqrt(n) in magnitude (NormScaled, NormProductFits).
 
 #ifndef SYNETK_OPS_NORMALIZE_ARGS_
 #define SYNETK_OPS_NORMALIZE_ARGS_
@@ -225,9 +226,9 @@ inline float MaxOf(const float* k, size_t n) {
   return m;
 }
 // MaxOf in vectors of d, for the factors of each block or group of
-// positions (a scalar loop had cost NCHW V1 4-8%, stop 58): k is
-// aligned and readable up to n rounded up to whole vectors. NaN lanes count
-// as 0 before Max, whose result for NaN differs between targets (x86 gives
+// positions (a scalar loop costs NCHW V1 a measurable share; bench:
+// BM_Normalize<float>/ver:1/C:64/HW:3136/nhwc:0): k is aligned and readable
+// up to n rounded up to whole vectors. NaN lanes count as 0 before Max, whose result for NaN differs between targets (x86 gives
 // its second operand, which would drop the maximum so far).
 template <class D>
 HWY_INLINE float MaxOf(D d, const float* HWY_RESTRICT k, size_t n) {
@@ -490,7 +491,7 @@ HWY_INLINE void RowMomentSums(DF df, const T* row, size_t C, float& pivot, float
 // Lanes j..j+N of pivot/sum1/sum2 (RowMomentSums of rows of C values) into
 // their means (into pivot) and norms (into sum2), lane by lane: one
 // division and square root for N pixels (per pixel, the divider's
-// throughput bounded NHWC V2: AVX-512, 64 channels, 0.40 of memcpy).
+// throughput bounds NHWC V2; bench: BM_Normalize<float>/ver:2/C:64/HW:3136/nhwc:1).
 template <class DF>
 HWY_INLINE void MomentsToMeanNorm(DF df, size_t C, hn::Vec<DF> veps, float* pivot,
                                   const float* sum1, float* sum2) {
@@ -558,8 +559,8 @@ HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
       }
     }
     // The group's factors against every scale, once per group and outside
-    // the pixel loop (a test per pixel, or inside that loop, had cost V1
-    // 64x3136 3-5%, stop 58).
+    // the pixel loop: a test per pixel, or inside that loop, costs V1 a
+    // measurable share (bench: BM_Normalize<float>/ver:1/C:64/HW:3136/nhwc:1).
     const bool fits = NormProductFits(MaxOf(dg, kVersion == 1 ? st0 : st1, s1 - s0), maxScale);
     NormWithCheck(fits, [&](auto checked) HWY_ATTR SYNETK_LAMBDA_INLINE {
       constexpr bool kChecked = decltype(checked)::value;
