@@ -228,8 +228,9 @@ inline float MaxOf(const float* k, size_t n) {
 // MaxOf in vectors of d, for the factors of each block or group of
 // positions (a scalar loop costs NCHW V1 a measurable share; bench:
 // BM_Normalize<float>/ver:1/C:64/HW:3136/nhwc:0): k is aligned and readable
-// up to n rounded up to whole vectors. NaN lanes count as 0 before Max, whose result for NaN differs between targets (x86 gives
-// its second operand, which would drop the maximum so far).
+// up to n rounded up to whole vectors. NaN lanes count as 0 before Max,
+// whose result for NaN differs between targets (x86 gives its second
+// operand, which would drop the maximum so far).
 template <class D>
 HWY_INLINE float MaxOf(D d, const float* HWY_RESTRICT k, size_t n) {
   const size_t N = hn::Lanes(d);
