@@ -192,11 +192,10 @@ struct PoolOps<detail::PoolCfg<false, T, Format>> {
       StoreF32(d, v, p);
     }
   }
-  // f16 sums on AVX-512 as b * 1 + a (the same bits): Zen 5 converts f16
-  // on the pipes that add, and the FMA pipes are free. (One-target harness:
-  // NHWC 3x3 s2 p1 64x112x112 -5%, NCHW 2x2 s2 256x28x28 -9%, NCHW
-  // 3x224x224 3x3 s2 -8%; fp32 and bf16 sums, which convert nothing or
-  // with shifts, lost with it.)
+  // f16 sums on AVX-512 as b * 1 + a (the same bits): f16 conversions can
+  // share the pipes that add, and the FMA pipes are free. fp32 and bf16
+  // sums, which convert nothing or with shifts, are faster with additions.
+  // bench: BM_Pooling<hwy::float16_t>/avg:1/C:256/HW:28/k:2/s:2/p:0/nhwc:0.
   static constexpr bool kSumsOnFma = ElementTraits<T>::kEncoding == Encoding::kFloat16 &&
                                      SYNETK_HAS_AVX512;
   template <class V>
@@ -343,9 +342,9 @@ HWY_INLINE hn::Vec<D> PoolRowStrided(D d, const typename Ops::L* r, size_t kBegi
 }
 
 // An average's last step: its window's sum times the reciprocal of the
-// window's area (computed once per call, not per output: a 512-bit division
-// takes 6 cycles on Zen 4 and 10 or so on Intel cores, against 0.5-1 for a
-// multiplication), plus +0 in the same fused operation. The +0 is the
+// window's area (computed once per call, not per output: a vector division
+// costs several times a multiplication's throughput), plus +0 in the same
+// fused operation. The +0 is the
 // reference's starting term: a window of -0 sums to -0 here, since no other
 // step adds +0, and ends as +0. One rounding of sum * (1 / area) after that
 // of 1 / area: within an ulp of sum / area (see docs/pooling.md, Tolerance).
@@ -607,8 +606,8 @@ HWY_INLINE void PoolStackPairs(D d, size_t rows, size_t W, const Row& row, const
 }
 
 // PoolStackPairs for n = 2 .. 7 rows (false: another n). Its own switch,
-// with no unused 1: through PoolWithTapCount, u8 32x64x64 5x5 ran 4.3 ->
-// 4.8 us.
+// with no unused 1: through PoolWithTapCount the code is slower. bench:
+// BM_Pooling<uint8_t>/avg:0/C:32/HW:64/k:5/s:1/p:2/nhwc:0.
 template <class Ops, class D, class Row, class Emit>
 HWY_INLINE bool PoolStackPairsOf(D d, size_t n, size_t rows, size_t W, const Row& row,
                                  const Emit& emit) {
@@ -664,8 +663,8 @@ HWY_INLINE void PoolStackPairBF16(D d, size_t W, const RowAt& rowAt, const Emit&
 template <class Ops, class D, typename T>
 HWY_INLINE void PoolRows(D d, const T* src, size_t stride, size_t n, size_t len,
                          typename Ops::L* out, bool prefetch) {
-  // The new rows (stride 2) of the output row after next: one row ahead was
-  // too close to cover L3 latency on narrow NCHW rows (-5-15%).
+  // The new rows (stride 2) of the output row after next: one row ahead is
+  // too close to cover L3 latency on narrow NCHW rows.
   const T* ahead = src + (n + 2) * stride;
   PoolTaps<Ops>(
       d, n, len,

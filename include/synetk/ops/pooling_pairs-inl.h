@@ -42,8 +42,8 @@ HWY_INLINE V PoolPairFinish(V v) {
     if constexpr (kPoolNativeFma) {
       // One operation: one rounding of v/4 + 0 gives the bits of
       // (v + 0) * 0.25 (the +0 only turns -0 into +0; v/4 is exact but for
-      // denormals, rounded once either way). 16-bit 2x2 averages on Zen 4:
-      // +5-10%.
+      // denormals, rounded once either way). bench:
+      // BM_Pooling<hwy::float16_t>/avg:1/C:256/HW:28/k:2/s:2/p:0/nhwc:0.
       v = hn::MulAdd(v, hn::Set(d, 0.25f), hn::Zero(d));
     } else {
       v = hn::Mul(hn::Add(v, hn::Zero(d)), hn::Set(d, 0.25f));
@@ -115,11 +115,10 @@ HWY_INLINE size_t PoolPairsPacked8(const L* src, size_t W, size_t pairs, size_t 
 // steps A (pair p) and B (pair p + 1) have their even columns gathered into
 // lanes {A's, then B's} and their odd columns likewise, so that one
 // combination gives both pairs' W/2 outputs, contiguous. (One pair per
-// vector, as the generic path does, spent a permutation pair and a store on
-// every W/2 outputs: 0.40-0.45 of memcpy on 16-bit 256x28x28.) Returns the
-// pairs done. Its own function: inlined, its loop's code changed with
-// whatever else PoolNchwPairs held (bf16 max 4.8 -> 5.3 us when the narrow
-// pairs' loop was added).
+// vector, as the generic path does, spends a permutation pair and a store on
+// every W/2 outputs.) Returns the pairs done. Its own function: inlined, its
+// loop's code changes with whatever else PoolNchwPairs holds. bench:
+// BM_Pooling<hwy::bfloat16_t>/avg:0/C:256/HW:28/k:2/s:2/p:0/nhwc:0.
 template <class Ops, class D, typename T>
 HWY_NOINLINE size_t PoolPairsTwoAtOnce(D d, const T* src, size_t W, size_t pairs,
                                        size_t srcLeft, T* dst, size_t outs) {
@@ -151,8 +150,8 @@ HWY_NOINLINE size_t PoolPairsTwoAtOnce(D d, const T* src, size_t W, size_t pairs
 
 // Row pairs of W <= 2N columns whose loads (2N columns per row) stay inside
 // src. Its own loop: inside PoolNchwPairs' loop over columns, which runs
-// once per pair here, the pair's bookkeeping took most of the time
-// (256x28x28 averages: bf16 7.4 -> 4.3 us).
+// once per pair here, the pair's bookkeeping takes most of the time. bench:
+// BM_Pooling<hwy::bfloat16_t>/avg:1/C:256/HW:28/k:2/s:2/p:0/nhwc:0.
 template <class Ops, class D, typename T>
 HWY_NOINLINE void PoolPairsNarrow(D d, const T* HWY_RESTRICT src, size_t W, size_t p0, size_t p1,
                                   T* HWY_RESTRICT dst, size_t outs) {
@@ -293,7 +292,8 @@ void PoolNhwcPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const size_t C = a.srcC, rowElems = a.srcW * C;
   const size_t srcTotal = a.srcH * rowElems, dstTotal = a.end * a.dstW * C;
   // bf16 averages of whole pairs of vectors of channels (Ops::kBF16Pairs), as
-  // PoolNhwcStemRow does (256x28x28 2x2 s2 on Zen 4: 0.42-0.49 -> 0.66-0.67).
+  // PoolNhwcStemRow does. bench:
+  // BM_Pooling<hwy::bfloat16_t>/avg:1/C:256/HW:28/k:2/s:2/p:0/nhwc:1.
   const bool pairs = Ops::kBF16Pairs && C % (2 * N) == 0;
   auto row = [&](size_t dy, auto checkedTag) {
     constexpr bool kChecked = decltype(checkedTag)::value;
