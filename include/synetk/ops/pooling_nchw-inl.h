@@ -68,11 +68,10 @@ HWY_NOINLINE void PoolStackRows(D d, size_t n, size_t rows, const T* HWY_RESTRIC
 // From 4 taps on, adjacent taps are combined once into pairs (P[x] = R[x]
 // (+) R[x + 1]) and each output takes every other pair, P[x] (+) P[x + 2]
 // (+) ..., then the last tap if kTaps is odd: 5 taps in 3 shifts and 3
-// combines instead of 4 and 4 (32x64x64 5x5 s1 bf16 average, AVX3_DL:
-// 40 -> 38 us). The pairs of vector j + 1 read vector j + 2, which the
-// segments' slack holds (PoolNchwStacked). Only 32-bit lanes: the 8-bit
-// max ran slower so (u8 7.6-7.9 -> 8.7-10.5 us), whose shifts by 1 and 2
-// lanes take two operations each.
+// combines instead of 4 and 4. The pairs of vector j + 1 read vector j + 2,
+// which the segments' slack holds (PoolNchwStacked). Only 32-bit lanes: the
+// 8-bit max runs slower so, its shifts by 1 and 2 lanes taking two
+// operations each. bench: BM_Pooling<uint8_t>/avg:0/C:32/HW:64/k:5/s:1/p:2/nhwc:0.
 template <class Ops, size_t kTaps, class D, class Emit>
 HWY_INLINE void PoolSlideAligned(D d, size_t rows, const typename Ops::L* HWY_RESTRICT R,
                                  size_t Wseg, size_t len, const Emit& emit) {
@@ -125,8 +124,9 @@ HWY_NOINLINE void PoolSlideRows(D d, size_t kX, size_t rows, const typename Ops:
 #if !HWY_HAVE_SCALABLE
   constexpr size_t kN = hn::MaxLanes(D());
   // AVX2 16-bit averages keep the loads: their stores already take two
-  // shuffles per vector, and the shifted taps made them slower (32x64x64
-  // 5x5 bf16 on Zen 5: 35 -> 40 us; f32 and max gained).
+  // shuffles per vector, and the shifted taps would add more on the same
+  // port. bench: BM_Pooling<hwy::bfloat16_t>/avg:1/C:32/HW:64/k:5/s:1/p:2/nhwc:0
+  // on AVX2.
   constexpr bool kShiftTaps = !(SYNETK_IS_X86_AVX2 && Ops::kDivides && sizeof(T) == 2);
   // PoolNchwStacked aligns R and makes Wseg whole vectors for these rows.
   HWY_DASSERT(Wseg % kN == 0 && reinterpret_cast<uintptr_t>(R) % (kN * sizeof(*R)) == 0);
@@ -202,7 +202,7 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   T* const dst = a.dst;
   const L scale = static_cast<L>(a.scale);
   // Horizontal step over len outputs of the stacked rows at r (forced inline:
-  // called once per row, it ran 5x5 windows at 0.12 of memcpy, not 0.18).
+  // as a call per row it is slower on 5x5 windows).
   auto horizontal = [&](const L* r, size_t len, const auto& emit) SYNETK_LAMBDA_INLINE {
     if (sX == 1) {
       PoolTaps<Ops>(d, kX, len, [&](size_t j, size_t k) { return hn::LoadU(d, r + j + k); }, emit);
@@ -453,11 +453,11 @@ void PoolNchwGlobalMaxTree(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
 // and stored at once. A plane's last chunk ends at the plane's end, its
 // lanes that the whole chunks summed cleared, so nothing past the plane is
 // read. Padding only adds +0, which changes no sum. (The separable paths'
-// order, column sums over four planes and then their transposition, took
-// about 35 operations per 7x7 bf16 plane, these about 16: 512x7x7 on Zen 5,
-// one-target AVX3_DL harness, bf16 1.42 -> 0.78 us, f16 1.15 -> 0.72, fp32
-// 1.15 -> 0.95.) One-lane vectors (planes of 1 to 3 elements, and the SCALAR
-// target) go plane by plane.
+// order, column sums over four planes and then their transposition, takes
+// about 35 operations per 7x7 bf16 plane, this one about 16. bench:
+// BM_Pooling<hwy::bfloat16_t>/avg:1/C:512/HW:7/k:7/s:1/p:0/nhwc:0.) One-lane
+// vectors (planes of 1 to 3 elements, and the SCALAR target) go plane by
+// plane.
 template <class Cfg, class D>
 void PoolNchwGlobalAverage(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using Ops = PoolOps<Cfg>;
@@ -625,9 +625,9 @@ HWY_INLINE void PoolHalfWidthRow(D d, const Columns& columns, const Ahead& ahead
 #endif
   if constexpr (Ops::kDivides && sizeof(T) == 2) {
     // 16-bit averages store each chunk after computing the next: the
-    // store's chain (the division, then the rounding to 16 bits) then no
-    // longer holds up the next chunk's loads (bf16 64x112x112 3x3 s2 p1:
-    // 130 -> 121 us, f16 113 -> 110 us; f32 lost 3%).
+    // store's chain (the scaling, then the rounding to 16 bits) then no
+    // longer holds up the next chunk's loads; f32 is faster in plain order.
+    // bench: BM_Pooling<hwy::float16_t>/avg:1/C:64/HW:112/k:3/s:2/p:1/nhwc:0.
     if (w2 == 0) return;
     V pending = chunk(0);
     size_t k = n;
@@ -646,11 +646,10 @@ HWY_INLINE void PoolHalfWidthRow(D d, const Columns& columns, const Ahead& ahead
 // PoolHalfWidthDirect's 3-row windows of stride 2 on rows of kChunks (1 to 4)
 // chunks: each window's last row is the next one's first, carried in
 // registers, so each chunk of an output row takes four loads (and, for f16,
-// conversions) instead of six. One-target harness on Zen 5: u8 max
-// 64x112x112 12.0 -> 9.2 us; f16 averages 64x112x112 (AVX-512, four chunks)
-// 35 -> 30 us; fp32 and f16 averages on 28x28 planes 13-16% faster, on AVX2
-// too. (Out of line, HWY_NOINLINE, the fp32 averages on 28x28 planes ran 25%
-// slower than without it, for no reason found.)
+// conversions) instead of six. bench:
+// BM_Pooling<uint8_t>/avg:0/C:64/HW:112/k:3/s:2/p:1/nhwc:0. Inline: out of
+// line (HWY_NOINLINE) the fp32 averages on 28x28 planes run slower, for no
+// reason found.
 // kLastHalf: the last chunk's outputs fit in its first N columns (112-wide
 // rows of four chunks of 32: 3.5), so it reads one vector per row, not two:
 // 14 f16 conversions per output row instead of 16.
@@ -709,8 +708,8 @@ HWY_INLINE void PoolHalfWidthCarried(D d, const T* s, size_t pitch, T* out, size
       PoolStoreDst<Ops>(d, v, out + i * n, avail - i * n);
     };
     // Averages store after all the row's sums, not each after its own (f16:
-    // the rounding to 16 bits held up the next chunk); maxima at once
-    // (stored later, 28x28 planes ran 2-3% slower).
+    // the rounding to 16 bits would hold up the next chunk); maxima at once,
+    // which is faster for them.
     constexpr bool kLate = Ops::kDivides;
     using I0 = std::integral_constant<size_t, 0>;
     using I1 = std::integral_constant<size_t, 1>;
@@ -746,11 +745,10 @@ HWY_INLINE void PoolHalfWidthCarried(D d, const T* s, size_t pitch, T* out, size
 // rowStep further), written from out on (outStep apart; `avail` outputs may
 // be written from out). Out of line with everything by value: inlined into
 // the plane loop, the row reloaded a dozen captured values through their
-// references after every 8-bit store (u8 112-byte rows: 6 ns per row).
-// kX3 (windows of 3 columns) and kPrefetch (detail::softwarePrefetch) are
-// instance parameters: tested per chunk they cost the AVX2 Zen 3 VM, 64x112x112
-// 3x3 s2 p1, f32 averages 45%, u8 max 24%, bf16 / f16 averages 11%
-// (alternating harness, medians).
+// references after every 8-bit store. kX3 (windows of 3 columns) and
+// kPrefetch (detail::softwarePrefetch) are instance parameters: tested per
+// chunk, they cost a large share of these short loops. bench:
+// BM_Pooling<float>/avg:1/C:64/HW:112/k:3/s:2/p:1/nhwc:0.
 template <class Ops, size_t kRows, bool kX3, bool kPrefetch, class D, typename T>
 HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowStep, T* out,
                                       size_t outStep, size_t avail, size_t rows, size_t w2,
@@ -796,8 +794,7 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
         [p0, pitch, d, vert](size_t x, V& e, V& od) HWY_ATTR SYNETK_LAMBDA_INLINE {
           if constexpr (kBf16Avg) {
             // Columns 2i and 2i + 1 as the halves of 32-bit lane i
-            // (BF16LanesToF32): 64x112x112 3x3 s2 p1 on Zen 3, 0.87 -> 0.65
-            // ns per output.
+            // (BF16LanesToF32): no promotion shuffles, no ConcatEven/Odd.
             PoolBF16LaneRows<Ops, kRows>(d, p0 + x, pitch, e, od);
           } else {
             PoolSplitColumns(d, vert, x, e, od);
@@ -840,15 +837,15 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   std::fill(Vr, Vr + span, L());  // no stale lanes, whatever they feed
   // Average with excludePad: 1 / clipped area per output of a row, one row
   // of scales per window height when there are no more heights than output
-  // rows, else per output row. (A row per output row cost 3x224x224 16-bit
-  // averages about 9% of the call: 112 rows of scales for 3 planes.)
+  // rows, else per output row. (A row per output row costs 3x224x224 16-bit
+  // averages a visible share: 112 rows of scales for 3 planes.)
   const bool byHeight = a.kY <= a.dstH;
   L* scales = nullptr;
   if constexpr (!Cfg::isMax) {
     if (a.excludePad) {
-      // 1 / (row height times column width) (PoolScaleRows; element by element,
-      // with a conversion each, they took as long as the pooling: 3x224x224
-      // f32 11.6 -> 7.2 us).
+      // 1 / (row height times column width) (PoolScaleRows; element by
+      // element, with a conversion each, they take as long as the pooling.
+      // bench: BM_Pooling<float>/avg:1/C:3/HW:224/k:3/s:2/p:1/nhwc:0).
       const size_t wUp = PoolRoundUp(W2, N), tableRows = byHeight ? a.kY : a.dstH;
       scales = PoolScratch<L, 2>(PoolRoundUp(tableRows * W2, N) + wUp);
       L* widths = PoolScratch<L, 3>(wUp);
