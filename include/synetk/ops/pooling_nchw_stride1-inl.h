@@ -31,10 +31,9 @@ inline constexpr size_t kPoolStride1MaxRows = 16;
 
 // Element types with a PoolNchwStride1 path: every max key, fp32 and f16
 // averages (promoted at every load) in whole vectors, bf16 averages as
-// column pairs (PoolOps::kBF16Pairs). (f16 ran slower than the stacked rows
-// until the fp32 taps left the row unmoved and rows went four at a time,
-// stop 47: 32x64x64 5x5 s1 p2 32 -> 41 us in stop 46; 32.2 -> 31.2 now, 3x3
-// p1 27.0 -> 23.1.)
+// column pairs (PoolOps::kBF16Pairs). f16 gains here only because the fp32
+// taps leave the row unmoved and rows go four at a time. bench:
+// BM_Pooling<hwy::float16_t>/avg:1/C:32/HW:64/k:5/s:1/p:2/nhwc:0.
 template <class Cfg>
 inline constexpr bool kPoolStride1Type =
     (Cfg::isMax || PoolOps<Cfg>::kBF16Pairs || std::is_same_v<typename Cfg::Elem, float> ||
@@ -90,11 +89,11 @@ HWY_INLINE void PoolEvenOddPairTaps(D d, hn::Vec<D> p, hn::Vec<D> pNext, hn::Vec
 // Whole vectors (fp32 sums, max keys): N columns. Output x of block b sums
 // the row's columns x + k - kPX, k < kX: lanes of the row's blocks b - 1, b
 // and b + 1 moved by up to N lanes (kX <= N + 1), so the padded block
-// carries those blocks instead of moving the row first. Symmetric windows of 4 or 5 columns add
-// pair sums P[x] = R[x] + R[x + 1] (computed once per block) at the offsets
-// up to 0, then the columns left: 5 taps in 3 moves and 3 additions, where
-// moving to the padded row and then each tap took 5 and 4 (32x64x64 5x5 s1
-// p2 on AVX3_DL: 28.4 -> 24.7 us).
+// carries those blocks instead of moving the row first. Symmetric windows of
+// 4 or 5 columns add pair sums P[x] = R[x] + R[x + 1] (computed once per
+// block) at the offsets up to 0, then the columns left: 5 taps in 3 moves
+// and 3 additions, where moving to the padded row and then each tap takes 5
+// and 4. bench: BM_Pooling<float>/avg:1/C:32/HW:64/k:5/s:1/p:2/nhwc:0.
 template <class Ops, class D>
 struct PoolWholeColumns {
   using V = hn::Vec<D>;
@@ -112,7 +111,7 @@ struct PoolWholeColumns {
     return {Ops::Load(d, p)};
   }
   // Sums here stay additions, whatever Ops::kSumsOnFma says: these rows
-  // add more than they convert, and their f16 averages lost 3% as FMAs.
+  // add more than they convert, and their f16 averages are slower as FMAs.
   static HWY_INLINE V Sum(V a, V b) {
     if constexpr (Ops::kOrderFree) {
       return Ops::Combine(a, b);
@@ -214,9 +213,9 @@ struct PoolColumnPairs {
   // With kPX = 2q the padded row's even and odd columns are the row's moved
   // up q lanes; with kPX = 2q + 1 its even ones are the row's odd ones moved
   // up q + 1, its odd ones the row's even ones moved up q. (Loading at
-  // 2Nb - pX instead put a block more per row through the vertical step,
-  // three for W = 64 with pX = 2, and split every load across cache lines:
-  // 32x64x64 5x5 s1 p2 on AVX3_DL, 34-37 us against 28.)
+  // 2Nb - pX instead would put a block more per row through the vertical
+  // step, three for W = 64 with pX = 2, and split every load across cache
+  // lines. bench: BM_Pooling<hwy::bfloat16_t>/avg:1/C:32/HW:64/k:5/s:1/p:2/nhwc:0.)
   //
   // Odd windows padded by kX / 2 (kFold) keep the row unmoved instead: block
   // b's Pad holds its E, O, P and the previous block's P and O, and each
@@ -410,11 +409,10 @@ HWY_INLINE void PoolStride1Block4(D d, const T* base, size_t pitch, size_t n,
   }
 }
 
-// Layouts whose rows go four at a time (PoolStride1Rows, kRows 4). 32x64x64 5x5 s1
-// p2 on AVX3_DL against pairs: fp32 29.5 -> 24.6 us, bf16 28.0 -> 26.3 (7x7
-// 32.7 -> 30.3); AVX2 fp32 34.3 -> 32.9, f16 40.2 -> 35.1, but bf16, whose
-// blocks are two vectors, lost there (41.2 -> 44.1 us: 16 registers, spills)
-// and keeps pairs off AVX-512.
+// Layouts whose rows go four at a time (PoolStride1Rows, kRows 4): fewer
+// loads and additions per row than pairs. bf16, whose blocks are two
+// vectors, spills with 16 registers and keeps pairs off AVX-512. bench:
+// BM_Pooling<float>/avg:1/C:32/HW:64/k:5/s:1/p:2/nhwc:0.
 template <class Layout>
 inline constexpr bool kPoolStride1Fours = Layout::kVectors == 1 || SYNETK_HAS_AVX512;
 
@@ -470,10 +468,9 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
       // kAhead: the sums and padded blocks of block b + 1 (n, q) come from
       // step b - 1, so step b's windows wait on nothing it loads (block b +
       // 2), and the loads go out first. Taken where the loads convert (f16
-      // averages on AVX3_DL, built -O2 / -O3: 32x64x64 5x5 s1 p2 16.4 /
-      // 14.7 -> 14.0 / 14.1 us, 16x128x128 31.7 / 29.2 -> 24.6 / 24.9) and
-      // the target has 32 registers (AVX2 28.0 -> 30.7 us); fp32 and the
-      // maxima ran no faster, and 8-bit maxima slower (4.0 -> 5.2 us).
+      // averages) and the target has 32 registers (with 16 it spills); fp32
+      // and the maxima run no faster so, and 8-bit maxima slower. bench:
+      // BM_Pooling<hwy::float16_t>/avg:1/C:32/HW:64/k:5/s:1/p:2/nhwc:0.
       Block n0 = empty, n1 = empty, n2 = empty, n3 = empty;
       Pad q0 = p0, q1 = p1, q2 = p2, q3 = p3;
       if constexpr (kAhead) {
@@ -487,7 +484,7 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
         Block m0 = empty, m1 = empty, m2 = empty, m3 = empty;
         PoolStride1Block4<Layout>(d, base, pitch, n, g, b + 1 + kAhead, m0, m1, m2, m3);
         // (Without kAhead, each padded block comes just before its window:
-        // all four ahead of the windows ran 2-5% slower.)
+        // all four ahead of the windows is slower.)
         const size_t o = B * b;
         if constexpr (!kAhead) q0 = Layout::template Padded<kPX, kX>(d, p0, r0, m0);
         Layout::Store(d, window(p0, q0, o), out + o, avail - o);
@@ -556,10 +553,9 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
 }
 
 // The widest window PoolNchwStride1 takes on D: bf16 7 columns; fp32 5,
-// with 8 lanes or more. (fp32 7x7 s1 p3 on AVX3_DL, one shift and one
-// addition per tap, ran 67 -> 80 us against the stacked rows' pairs of
-// taps; on 4-lane SSE4 every fp32 shape lost about 20%: 32x64x64 5x5 p2 57
-// -> 71 us.)
+// with 8 lanes or more. (fp32 7x7, one shift and one addition per tap, is
+// slower than the stacked rows' pairs of taps, and on 4-lane targets every
+// fp32 shape is slower than stacked rows.)
 template <class Cfg, class D>
 inline constexpr size_t kPoolStride1MaxX =
     PoolOps<Cfg>::kBF16Pairs ? 7 : (hn::MaxLanes(D()) >= 8 ? 5 : 0);
@@ -568,10 +564,8 @@ inline constexpr size_t kPoolStride1MaxX =
 // along W, windows of up to kPoolStride1MaxX columns padded by 0 or kX / 2
 // (the instances) and up to kPoolStride1MaxRows rows, input and output rows
 // of a block or more; max of 16- and 32-bit keys only on input rows of 4
-// blocks or more. (Against the stacked rows, Zen 3 AVX2, NCHW 64 planes:
-// u8 max 32x64x64 5x5 s1 p2 -25%, 56x56 3x3 p1 -21%, 33x33 -14%; f32 64x64
-// 5x5 -8%, 56x56 3x3 -2%, but 9x9 5x5 +17%, 24x24 4x4 +5%; f16 17x17 5x5
-// +12%: short rows of wider lanes pool faster stacked, several per pass.)
+// blocks or more: short rows of wider lanes pool faster stacked, several per
+// pass. bench: BM_Pooling<uint8_t>/avg:0/C:32/HW:64/k:5/s:1/p:2/nhwc:0.
 template <class Cfg, class D>
 HWY_INLINE bool PoolNchwStride1Fits(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   if constexpr (kPoolStride1Type<Cfg>) {
