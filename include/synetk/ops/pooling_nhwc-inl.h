@@ -181,9 +181,9 @@ HWY_NOINLINE void PoolNhwcPlanarRow(D d, const typename Ops::L* HWY_RESTRICT R, 
 // 128-bit block's outputs to its first lanes (idx, a vector per phase), and
 // each block is stored whole at the next output: counts[2*phase + block] of
 // its lanes are outputs, the lanes after them land on outputs written
-// later. The pattern repeats every P vectors. (3x224x224 3x3 s2 p1 on Zen
-// 3, AVX2, against the planar rows, split into channel planes and
-// interleaved back: u8 max 19.6 -> 13.6 us, bf16 max 64 -> 41 us.)
+// later. The pattern repeats every P vectors: cheaper than splitting the row
+// into channel planes and interleaving them back (the planar rows). bench:
+// BM_Pooling<uint8_t>/avg:0/C:3/HW:224/k:3/s:2/p:1/nhwc:1 on AVX2.
 // f(std::integral_constant<size_t, n>()) with n = kX for the 2- and 3-wide
 // windows the strided and pixel-pair rows unroll, else n = 0 (their taps
 // loop to kX): two instances each, not PoolWithTapCount's seven.
@@ -270,8 +270,8 @@ HWY_NOINLINE void PoolNhwcStridedRow(D d, const typename Ops::L* HWY_RESTRICT R,
 // half holds one output pixel, whose taps are 4-lane loads from the padded
 // row's vertical step R (pixel p's window from R + p*sX*C on), and one
 // permutation closes up 3 channels: 2 pixels per vector, as in the pick
-// rows, with one vpermps in place of kX two-table permutations (3x224x224
-// 3x3 s2 p1 on Zen 3, bf16 average 61 -> 50 us, f16 44 -> 37 us).
+// rows, with one vpermps in place of kX two-table permutations. bench:
+// BM_Pooling<hwy::bfloat16_t>/avg:1/C:3/HW:224/k:3/s:2/p:1/nhwc:1 on AVX2.
 template <class Ops, size_t kTaps, class D, typename T>
 HWY_NOINLINE void PoolNhwcPixelPairRow(D d, const typename Ops::L* HWY_RESTRICT R, size_t C,
                                        size_t sX, size_t kX, size_t dstW,
@@ -313,12 +313,12 @@ HWY_NOINLINE void PoolNhwcPixelPairRow(D d, const typename Ops::L* HWY_RESTRICT 
 // take the identity element for the indices that leave those lanes (the
 // padding). With kRows 0, R holds the padded row's vertical step (R[o] is
 // window offset o) and every chunk reads it. One call does `count` output
-// rows, srcStep input elements apart (count 1 with R): per row, the call's
-// setup and its caller's bookkeeping had cost about 40 cycles (u8 3x224x224
-// 3x3 s2 p1 max, one-target AVX3_DL: 3.5 -> 2.9 us). (Splitting the row into channel
-// planes and interleaving the outputs back cost 4x the NCHW row's time on
-// 3x224x224; a flat pass over R, then one permutation, 2x: storing the row
-// to R and reading it back at other offsets cost as much as the rest.)
+// rows, srcStep input elements apart (count 1 with R): a call per row pays
+// the call's setup and its caller's bookkeeping for every row. (Splitting
+// the row into channel planes and interleaving the outputs back, or a flat
+// pass over R and then one permutation, store the row and read it back at
+// other offsets, which costs as much as the rest.) bench:
+// BM_Pooling<uint8_t>/avg:0/C:3/HW:224/k:3/s:2/p:1/nhwc:1.
 // With kCarry (3-wide windows of stride 2, where PoolNhwc finds that it
 // pays), output p's tap 0 is output p - 1's tap 2, the same pixel: each
 // chunk moves it in from the tap 2 it gathered and the previous chunk's (one
@@ -355,9 +355,9 @@ HWY_NOINLINE void PoolNhwcPickRow(D d, size_t kX, const T* HWY_RESTRICT s, size_
   // whose halves are the even and odd elements (BF16LanesToF32): no
   // promotion shuffles. Element i of the 2N is then lane i / 2 of the even
   // vector or of the odd one (evenOdd), which the two-table lookups take
-  // instead of i. (3x224x224 NHWC on AVX3_DL: 0.19-0.20 -> 0.21-0.22 of
-  // memcpy; AVX2, whose lookups are two permutations and a blend, did not
-  // gain: 0.12 -> 0.11-0.12.)
+  // instead of i. Not on AVX2, whose lookups are two permutations and a
+  // blend: there the promotion is no dearer. bench:
+  // BM_Pooling<hwy::bfloat16_t>/avg:1/C:3/HW:224/k:3/s:2/p:1/nhwc:1.
   constexpr bool kEvenOdd = kRows > 0 && Ops::kDivides &&
                             ElementTraits<T>::kEncoding == Encoding::kBFloat16 &&
                             SYNETK_HAS_AVX512;
@@ -485,8 +485,8 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
   const size_t N = hn::Lanes(d);
   // The lambdas below take every scalar by value and make their vectors
   // (Ops::Identity, the scale) themselves: a capture by reference is an
-  // address, reloaded after each vector store (the interior of bf16 32
-  // channels, through references, ran 10% slower).
+  // address, reloaded after each vector store. bench:
+  // BM_Pooling<hwy::bfloat16_t>/avg:1/C:64/HW:112/k:3/s:2/p:1/nhwc:1.
 
   // The vertical step of the column at p (inside the row).
   const size_t pitch = rowElems;
@@ -574,8 +574,7 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
       PoolStoreDst<Ops>(d, acc, out + o, avail - o);
     }
   };
-  // Pixels [from, to): the pairs test once per run of pixels (once per
-  // pixel, the interior of bf16 32 channels ran 10% slower).
+  // Pixels [from, to): the pairs test once per run of pixels, not per pixel.
   auto pixels = [=](size_t from, size_t to, auto inside) HWY_ATTR SYNETK_LAMBDA_INLINE {
     if constexpr (Ops::kBF16Pairs) {
       if (pairs) {
@@ -593,19 +592,19 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
   pixels(0, dx, Edge());
   if constexpr (!kOneVector) {
     // Several vectors of channels: the shared column goes through `carry`.
-    // With the column tests, each vector of the interior cost about 2.5
-    // cycles more (64 channels on AVX3_DL: f16 averages 35 -> 30 us, bf16
-    // 30 -> 26).
+    // The interior runs without the column tests (kInside), which cost a
+    // few cycles per vector. bench:
+    // BM_Pooling<hwy::float16_t>/avg:1/C:64/HW:112/k:3/s:2/p:1/nhwc:1.
     pixels(dx, HWY_MAX(dx, b), std::true_type());
     pixels(HWY_MAX(dx, b), dstW, Edge());
     return;
   }
   if (dx < b) {
-    // One vector of channels: the shared column stays in a register
-    // (through `carry`, the u8 64-channel stem took 5 ns per pixel; with
-    // two to four registers, 16-bit keys and fp32 spilled and lost). Its
-    // own instance: added to the generic loop's, it slowed that loop
-    // (f16 64 channels: 41 -> 49 us).
+    // One vector of channels: the shared column stays in a register rather
+    // than going through `carry` (with two to four registers, 16-bit keys
+    // and fp32 spill). Its own instance: added to the generic loop's, it
+    // slows that loop. bench:
+    // BM_Pooling<uint8_t>/avg:0/C:64/HW:112/k:3/s:2/p:1/nhwc:1.
     V k = hn::LoadU(d, carry);
     const V sc = hn::Set(d, static_cast<typename Ops::L>(scaleWhole));
     for (; dx < b; ++dx) {
@@ -643,9 +642,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   // 3-wide windows of stride 2 with padding: each output's first tap is the
   // previous output's last, which PoolNhwcPickRow carries over, so a chunk's
   // lanes hold only taps 1 and 2 and more pixels (3 channels, fp32 lanes on
-  // AVX-512: 4 -> 5 per chunk; 3x224x224 3x3 s2 p1 on Zen 4, AVX3_DL, best of
-  // 7 runs: averages f32 / bf16 / f16 15.0 / 15.6 / 17.8 -> 13.2 / 13.1 /
-  // 14.6 us, f32 max 12.6 -> 11.6 us).
+  // AVX-512: 4 -> 5 per chunk). bench: BM_Pooling<float>/avg:1/C:3/HW:224/k:3/s:2/p:1/nhwc:1.
   bool pickCarry = false;
   if constexpr (kPoolHasTwoTables<L>) {
     // The last pixel's last tap is lane (P - 1)*sX*C + kX*C - 1 < 2N
@@ -654,7 +651,8 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       pickPixels = HWY_MIN(N / C, (2 * N - kX * C) / (sX * C) + 1);
       const size_t carried = HWY_MIN(N / C, (2 * N - (kX - 1) * C) / (sX * C) + 1);
       // Where it adds an eighth or more pixels: the carry's permutation
-      // waits for tap 2 (u8 3 channels, 20 -> 21 pixels: 3.55 -> 3.75 us).
+      // waits for tap 2, which fewer added pixels do not repay (u8 3
+      // channels: 20 -> 21 pixels).
       if (kX == 3 && sX == 2 && pX >= 1 && pickPixels >= 2 && 8 * carried >= 9 * pickPixels) {
         pickPixels = carried;
         pickCarry = true;
@@ -673,8 +671,8 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   }
   const bool strided = stridedPhases != 0;
   // 16-bit averages of 3 or 4 channels, strided, on AVX2: PoolNhwcPixelPairRow.
-  // (fp32 keeps the pick rows, which read src directly: max 3x224x224 3x3 s2
-  // p1 lost 13% here, the average nothing.)
+  // (fp32 keeps the pick rows, which read src directly and are faster for
+  // the max. bench: BM_Pooling<float>/avg:0/C:3/HW:224/k:3/s:2/p:1/nhwc:1 on AVX2.)
   bool pixelPairs = false;
 #if SYNETK_IS_X86_AVX2
   if constexpr (sizeof(L) == 4 && sizeof(T) == 2) {
@@ -696,7 +694,8 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const bool flat = sX == 1 && !pool3d && kX <= kPoolStackedMaxKernel;
   // Flat rows one input row apart with windows of 2 to 7 rows: their
   // vertical steps go in pairs (PoolStackPairs), the second into R2 (filled
-  // only for calls of two rows or more: global 512x7x7 lost 15% to it).
+  // only for calls of two rows or more, which one-row calls would pay for.
+  // bench: BM_Pooling<float>/avg:1/C:512/HW:7/k:7/s:1/p:0/nhwc:1).
   const bool flatPairs = flat && a.sY == 1 && a.kY >= 2 && a.kY <= 7 && a.end - a.begin >= 2;
   const size_t rowLen = pixels * C + PoolRoundUp(rowElems, N) - rowElems + 6 * N;
   L* R = PoolAlignLanes(PoolScratch<L, 0>((flatPairs ? 2 * rowLen + N : rowLen) + 2 * N), N);
