@@ -481,11 +481,11 @@ HWY_INLINE hn::Vec<D16> CenteredLanes(D16 d16, hn::Vec<D16> x) {
 
 // v >> s (arithmetic) in every int16 lane, s known at run time only. x86
 // shifts by an xmm count (`vpsraw v, v, xmm`, ShiftRightSame) cost about an
-// extra vector operation each on Zen 4: AVX-512 shifts each lane by its own
-// count (`vpsravw`) from a broadcast s, as fast as an immediate shift
-// (QuantizedScale NHWC 64x3136, AVX3_DL: 6.1 -> 5.3 us); the other targets
-// take the immediate form for s = 7, the shift of every QuantizedScale
-// channel whose |slope| is below 1 (AVX2: 7.9 -> 7.4 us).
+// extra vector operation each: AVX-512 shifts each lane by its own count
+// (`vpsravw`) from a broadcast s, as fast as an immediate shift; the other
+// targets take the immediate form for s = 7, the shift of every
+// QuantizedScale channel whose |slope| is below 1. bench:
+// BM_QuantScaleContext<true>/C:64/HW:3136/nhwc:1.
 template <class D16>
 HWY_INLINE hn::Vec<D16> ShiftRightBy(D16 d16, hn::Vec<D16> v, int s) {
 #if SYNETK_HAS_AVX512
@@ -713,8 +713,8 @@ HWY_INLINE void RequantRowsWith(DF df, const RowRequant& op, const uint8_t* src,
       return;
     }
     // Contiguous rows of 16 or 32 bytes, shorter than the vector, go several
-    // to a vector (AVX-512 NHWC concat of 32 channels, Sapphire Rapids: 0.22-0.27
-    // of memcpy row by row, 0.53-0.56 so; AVX2 takes it for 16-byte rows).
+    // to a vector rather than row by row (AVX2 takes it for 16-byte rows).
+    // bench: BM_QuantConcat/C:64/HW:3136/nhwc:1.
     size_t r = 0;
     if (n >= 16 && n < L && L % n == 0 && srcStride == n) {
       for (; r + L / n <= rows; r += L / n) {
@@ -904,19 +904,15 @@ HWY_INLINE void QuantLinear(const detail::QuantArgs<typename Cfg::Float, typenam
   const size_t size = a.size, pfEnd = PrefetchBound(size);
   const auto scale = [&](hn::Vec<D> x) HWY_ATTR { return hn::Mul(x, hn::Set(df, norm)); };
   // Blocks of four vectors go through StoreQ4Rounded, and only those with a
-  // NaN or |v| >= 2^31 through Quantize's NaN test and clamp (stop 34: f32 ->
-  // u8 64x56x56, release benchmark: Zen 5 0.73-0.75 -> 0.77-0.78 of memcpy,
-  // Xeon 0.97-0.99 -> 1.01-1.09). binary16 sources too (stop 40, Zen 4,
-  // one-target harness builds, 64x56x56 f16 -> int8: AVX3_DL 21 -> 14 us,
-  // AVX2 21.3 -> 12.2, SSE4 109 -> 93). They had kept the per-vector form
-  // since an earlier block test measured slower for them, but a quarter of
-  // the benchmark's binary16 values were then NaN (nearly every block had
-  // one, and such blocks fall back).
+  // NaN or |v| >= 2^31 through Quantize's NaN test and clamp: the common
+  // block costs a conversion, three packs and one test. binary16 sources
+  // too. bench: BM_QuantQuantize<float, uint8_t>/C:64/HW:3136/nhwc:0 and
+  // BM_QuantQuantize<float16_t, int8_t>/C:64/HW:3136/nhwc:0.
   // bf16 sources on AVX3_DL: 2N elements as N 32-bit lanes, whose halves
   // shifted or masked in place are the even and odd elements as fp32
   // (BF16LanesToF32: no widening shuffles); the packs' final byte
-  // permutation puts them back in order (64x56x56 bf16 -> u8 on Zen 4, the
-  // same harness: 14.5 -> 10.6-11.5 us).
+  // permutation puts them back in order. bench:
+  // BM_QuantQuantize<bfloat16_t, uint8_t>/C:64/HW:3136/nhwc:0.
   [[maybe_unused]] constexpr bool kEvenOdd =
       SYNETK_HAS_VBMI_PERMUTE &&
       ElementTraits<typename Cfg::Float>::kEncoding == Encoding::kBFloat16 &&
@@ -964,8 +960,8 @@ void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quan
 // Inputs go in groups of up to kConcatGroup, each group in bands of blocks of
 // about kConcatBand output bytes: the group's pieces of a band's dst blocks are
 // all written while those lines are in L1. (Input by input over all blocks,
-// the second 32-channel half of each 64-byte NHWC pixel met its line back in
-// L2: AVX2, 64x56x56, 19 us against 15 us in bands.)
+// the second 32-channel half of each 64-byte NHWC pixel meets its line back
+// in L2. bench: BM_QuantConcat/C:64/HW:3136/nhwc:1.)
 constexpr size_t kConcatGroup = 8;
 constexpr size_t kConcatBand = 16384;
 
@@ -973,8 +969,8 @@ constexpr size_t kConcatBand = 16384;
 // Two inputs of n = 8, 16 or 32 bytes per block (NHWC concat of equal halves),
 // byte-mapped by tables: each step maps 64 bytes (64/n blocks) of each input
 // and two vpermt2b put them together as whole output blocks of 2n bytes, one
-// full-vector store per 64 output bytes. (Each input on its own stored one
-// row of n bytes per block: 64x56x56, 32 + 32 channels, 0.41-0.53 of memcpy.)
+// full-vector store per 64 output bytes, instead of one row of n bytes per
+// block and input. bench: BM_QuantConcat/C:64/HW:3136/nhwc:1.
 // Reads only the blocks [0, blocks) of a and b; returns the blocks done.
 HWY_INLINE size_t ConcatEqualPairs(const RowRequant& op0, const RowRequant& op1, const uint8_t* a,
                                    const uint8_t* b, size_t n, size_t blocks, uint8_t* dst,
@@ -1035,9 +1031,8 @@ void ConcatKernel(const detail::ConcatArgs& a) {
         first += ConcatEqualPairs(ops[0], ops[1], srcA, srcB, n0, a.end - first, out, total);
       } else if (n0 >= 64 && n0 <= 1024) {
         // Pieces of a vector or more (NHWC pixels): both inputs block by
-        // block, so that dst is one stream (band by band, input by input:
-        // 256x28x28, 128 + 128 channels, 2.7 -> 1.7 us; long NCHW rows run
-        // slower so, 1.6 -> 2.2 us).
+        // block, so that dst is one stream; long NCHW rows stay in bands,
+        // which are faster for them. bench: BM_QuantConcat/C:256/HW:784/nhwc:1.
         MapByteRowPairs(ops[0].map, srcA, out, ops[1].map, srcB, out + n0, n0, n0, a.end - first,
                         total);
         first = a.end;
@@ -1235,7 +1230,8 @@ HWY_INLINE bool ShuffleNhwcChunks(const detail::ShuffleArgs& a, const RowRequant
     };
     // Blocks of about 2 KiB of each output, src0's parts first, then src1's:
     // one input stream at a time instead of two, and the output lines stay in
-    // L1 between the two passes (AVX2, 64x56x56: 10.6 -> 9.5 us).
+    // L1 between the two passes. bench: BM_QuantShuffle<0>/C:64/HW:3136/nhwc:1
+    // on AVX2.
     const size_t P = HWY_MAX(size_t{1}, 2048 / Ch);
     for (size_t s0 = 0; s0 < S; s0 += P) {
       const size_t end = S - s0 < P ? S : s0 + P;
@@ -1289,7 +1285,7 @@ HWY_INLINE void ShuffleNhwcGroups(const detail::ShuffleArgs& a, const RowRequant
   for (size_t k = 0; k < 2; ++k) {
     const size_t out = k == 0 ? sh.out0 : sh.out1;
     // Group i, channel j of output position o = i*out + j, counted, not
-    // divided: the divisions cost 0.2 us a call (64x56x56: 2.3 -> 2.1 us).
+    // divided: a division per position is a visible share of a short call.
     size_t i = 0, j = 0;
     for (size_t o = 0; o < P * out; ++o) {
       const size_t x = kType == 0 ? 2 * j + k : j + k * sh.C0;  // position in X or Y
@@ -1345,8 +1341,9 @@ HWY_INLINE void ShuffleNhwcPixels(const detail::ShuffleArgs& a, const RowRequant
   const __m512i idx0 = _mm512_load_si512(idx[0]), idx1 = _mm512_load_si512(idx[1]);
   const ByteMapRegs lookA(op0.map), lookB(op1.map);
   // The lambdas take the tables and indices by value and are forced
-  // inline: through references, and called once per pixel, type 1 reloaded
-  // its tables from memory for every 64 bytes (256x28x28: 0.34 of memcpy).
+  // inline: through references, and called once per pixel, type 1 reloads
+  // its tables from memory for every 64 bytes. bench:
+  // BM_QuantShuffle<1>/C:256/HW:784/nhwc:1.
   // n (even) bytes of in -> n/2 even ones at d0, n/2 odd ones at d1.
   const auto split = [=](const ByteMapRegs look, const uint8_t* in, size_t n, uint8_t* d0,
                          uint8_t* d1) HWY_ATTR SYNETK_LAMBDA_INLINE {
@@ -1452,9 +1449,9 @@ void ShuffleKernel(const detail::ShuffleArgs& whole) {
     uint8_t* d1 = a.dst1 + sBegin;
     const size_t h0 = C0 / 2, h1 = C1 / 2;
     // Plane pairs in order, so that one side is read or written as one
-    // stream (each input for type 0, each output for type 1). Four passes,
-    // each over every other plane, ran 64x56x56 / 256x28x28 AVX3_DL in
-    // 2.8-2.9 / 3.3-3.4 us; 2.3 / 2.4-2.5 so.
+    // stream (each input for type 0, each output for type 1), rather than
+    // four passes, each over every other plane. bench:
+    // BM_QuantShuffle<0>/C:64/HW:3136/nhwc:0.
     if constexpr (Cfg::type == 0) {
       // dst0 channel j = X[2j], dst1 channel j = X[2j + 1], X = src0 ++ src1.
       RequantRowPairs(df, op0, s0, d0, op0, s0 + S, d1, 2 * S, len, h0, S);
