@@ -8,34 +8,72 @@
 
 #include "synetk/synetk.h"
 
+// The Simd Library's own header, where the engine has it (an engine that
+// keeps Simd for its other kernels includes it too): its enum types are then
+// synetk::simd's, so that Simd-typed values and casts such as
+// `(::SimdTensorFormatType)trans` pass straight to these functions and
+// `using namespace synetk::simd;` finds one entity per enumerator. Define
+// SYNETK_SIMD_NO_SIMDLIB_H to keep synetk's own look-alike enums instead.
+#if !defined(__SimdLib_h__) && !defined(SYNETK_SIMD_NO_SIMDLIB_H) && defined(__has_include)
+#if __has_include(<Simd/SimdLib.h>)
+#include <Simd/SimdLib.h>
+#endif
+#endif
+
 namespace synetk {
 namespace simd {
 
-// A fixed underlying type makes any int a valid value, so that an
-// out-of-range format from a C caller can be detected and rejected.
+#if defined(__SimdLib_h__) && !defined(SYNETK_SIMD_NO_SIMDLIB_H)
+#define SYNETK_SIMD_USES_SIMDLIB_H 1
+using ::SimdTensorFormatType;
+using ::SimdTensorFormatUnknown;
+using ::SimdTensorFormatNchw;
+using ::SimdTensorFormatNhwc;
+using ::SimdTensorDataType;
+using ::SimdTensorDataUnknown;
+using ::SimdTensorData32f;
+using ::SimdTensorData32i;
+using ::SimdTensorData8i;
+using ::SimdTensorData8u;
+using ::SimdTensorData64i;
+using ::SimdTensorData64u;
+using ::SimdTensorDataBool;
+using ::SimdTensorData16b;
+using ::SimdTensorData16f;
+using ::SimdBool;
+using ::SimdFalse;
+using ::SimdTrue;
+#else
+#define SYNETK_SIMD_USES_SIMDLIB_H 0
+/// The original library's tensor formats, with its names and values. A fixed
+/// underlying type makes any int a valid value, so that an out-of-range
+/// format from a C caller can be detected and rejected.
 enum SimdTensorFormatType : int {
-  SimdTensorFormatUnknown = -1,
-  SimdTensorFormatNchw = 0,
-  SimdTensorFormatNhwc = 1,
+  SimdTensorFormatUnknown = -1,  ///< unknown or layout-independent
+  SimdTensorFormatNchw = 0,      ///< NCHW: ((n*C + c)*H + h)*W + w
+  SimdTensorFormatNhwc = 1,      ///< NHWC: ((n*H + h)*W + w)*C + c
 };
 
+/// The original library's tensor element types, with its names and values.
 enum SimdTensorDataType : int {
-  SimdTensorDataUnknown = -1,
-  SimdTensorData32f = 0,
-  SimdTensorData32i,
-  SimdTensorData8i,
-  SimdTensorData8u,
-  SimdTensorData64i,
-  SimdTensorData64u,
-  SimdTensorDataBool,
-  SimdTensorData16b,
-  SimdTensorData16f,
+  SimdTensorDataUnknown = -1,  ///< unknown
+  SimdTensorData32f = 0,       ///< float
+  SimdTensorData32i,           ///< int32_t
+  SimdTensorData8i,            ///< int8_t
+  SimdTensorData8u,            ///< uint8_t
+  SimdTensorData64i,           ///< int64_t
+  SimdTensorData64u,           ///< uint64_t
+  SimdTensorDataBool,          ///< one byte per boolean
+  SimdTensorData16b,           ///< bfloat16 bits in uint16_t
+  SimdTensorData16f,           ///< float16 bits in uint16_t
 };
 
+/// The original library's boolean.
 enum SimdBool : int {
-  SimdFalse = 0,
-  SimdTrue = 1,
+  SimdFalse = 0,  ///< false
+  SimdTrue = 1,   ///< true
 };
+#endif
 
 namespace compat {
 
