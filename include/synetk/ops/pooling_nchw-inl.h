@@ -758,7 +758,7 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
   constexpr bool kBf16Avg = Ops::kDivides && ElementTraits<T>::kEncoding == Encoding::kBFloat16;
 #if HWY_TARGET != HWY_SCALAR
   if constexpr (kRows == 3 && !kPrefetch && !kBf16Avg) {
-    // Rows of up to four chunks where loads convert (f16 averages; fp32 ran
+    // Rows of up to four chunks where loads convert (f16 averages; fp32 runs
     // no faster) and the target has 32 registers for the eight carried
     // vectors, else up to two.
     constexpr size_t kMaxChunks = kPool32Registers && sizeof(T) < sizeof(typename Ops::L) ? 4 : 2;
