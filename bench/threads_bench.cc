@@ -1,10 +1,14 @@
 // Copyright synetk authors. SPDX-License-Identifier: MIT
-// Larger-than-L3 tensors (512 MiB of input per case on this machine's
-// 260 MiB L3), one call against the same call split into parts (synetk::Range)
-// run on 2 threads. Every layer family takes a part: fused and scale/shuffle
-// by positions, normalize V2 by positions, pooling by channels (NCHW) or rows
-// (NHWC), gather by outer items, dequantize/quantize by elements, concat by
-// blocks. memcpy (one thread) of the same bytes is the yardstick.
+// Multi-core scaling: larger-than-L3 tensors (512 MiB of input per case), each
+// call split into parts (synetk::Range) over 1, 2, ... N threads, N the
+// hardware threads of the machine. Every layer family takes a part: fused and
+// scale/shuffle by positions, normalize V2 by positions, pooling by channels
+// (NCHW) or rows (NHWC), gather by outer items, dequantize/quantize by
+// elements, concat by blocks. Per case (TimeThreads): the speedup over one
+// thread, and the fraction of the machine's copy bandwidth at that many
+// threads (memcpy of the same traffic split over the same threads).
+#include <algorithm>
+#include <chrono>
 #include <thread>
 
 #include <hwy/aligned_allocator.h>
@@ -65,6 +69,53 @@ void Split(size_t count, int threads, const Part& part) {
   for (auto& th : pool) th.join();
 }
 
+// Times run(threads) against run(1) and against memcpy of the same traffic
+// split over `threads` threads, interleaved iteration by iteration. Counters:
+//   copy_bw_fraction = median split-memcpy time / median layer time
+//   speedup          = median one-thread layer time / median layer time
+//   layer_us, memcpy_us: the medians at `threads` threads
+template <class Run>
+void TimeThreads(benchmark::State& state, Traffic traffic, int threads, const Run& run) {
+  using Clock = std::chrono::steady_clock;
+  const size_t copyBytes = std::max<size_t>(traffic.Total() / 2, 1);
+  Buffer<uint8_t> from(copyBytes), to(copyBytes);
+  auto copy = [&] {
+    Split(copyBytes, threads, [&](synetk::Range r) {
+      std::memcpy(to.data() + r.begin, from.data() + r.begin, r.end - r.begin);
+    });
+  };
+  auto seconds = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  };
+  run(threads);  // warm up pages and dispatch
+  copy();
+  std::vector<double> tLayer, tOne, tCopy;
+  for (auto _ : state) {
+    const auto t0 = Clock::now();
+    run(threads);
+    const auto t1 = Clock::now();
+    if (threads > 1) run(1);
+    const auto t2 = Clock::now();
+    copy();
+    benchmark::ClobberMemory();
+    const auto t3 = Clock::now();
+    tLayer.push_back(seconds(t0, t1));
+    tOne.push_back(threads > 1 ? seconds(t1, t2) : seconds(t0, t1));
+    tCopy.push_back(seconds(t2, t3));
+    state.SetIterationTime(seconds(t0, t1));
+  }
+  auto median = [](std::vector<double>& v) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  };
+  const double ml = median(tLayer), mo = median(tOne), mc = median(tCopy);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * traffic.Total()));
+  state.counters["copy_bw_fraction"] = mc / ml;
+  state.counters["speedup"] = mo / ml;
+  state.counters["layer_us"] = ml * 1e6;
+  state.counters["memcpy_us"] = mc * 1e6;
+}
+
 constexpr size_t kC = 128, kHW = 1024 * 1024;  // fp32: 512 MiB
 constexpr size_t kBytesC = 512;                // uint8: 512 MiB
 
@@ -87,8 +138,8 @@ void BM_Threads(benchmark::State& state) {
       Buffer<float> dst(src.size());
       std::vector<float> bias(kC, 0.1f), scale(kC, 0.5f);
       tr = {src.size() * 4, dst.size() * 4};
-      TimeAgainstMemcpy(state, tr, [&] {
-        Split(kHW, threads, [&](synetk::Range r) {
+      TimeThreads(state, tr, threads, [&](int t) {
+        Split(kHW, t, [&](synetk::Range r) {
           if (layer == kFused3Nchw) {
             synetk::FusedLayer3<float, synetk::Nchw>()(src.data(), bias.data(), scale.data(), kC,
                                                        kHW, dst.data(), r);
@@ -106,8 +157,8 @@ void BM_Threads(benchmark::State& state) {
       std::vector<float> scale(kC, 1.5f), shift(kC, 0.25f);
       const float eps = 1e-5f;
       tr = {src.size() * 4, dst.size() * 4};
-      TimeAgainstMemcpy(state, tr, [&] {
-        Split(kHW, threads, [&](synetk::Range r) {
+      TimeThreads(state, tr, threads, [&](int t) {
+        Split(kHW, t, [&](synetk::Range r) {
           synetk::NormalizeV2<float, synetk::Nchw>()(src.data(), 1, kC, kHW, scale.data(),
                                                      shift.data(), &eps, nullptr, 0, dst.data(), r);
         });
@@ -121,14 +172,14 @@ void BM_Threads(benchmark::State& state) {
       auto src = Pattern<float>(kC * H * H);
       Buffer<float> dst(kC * D * D);
       tr = {src.size() * 4, dst.size() * 4};
-      TimeAgainstMemcpy(state, tr, [&] {
+      TimeThreads(state, tr, threads, [&](int t) {
         if (layer == kPoolMax2x2Nchw) {
-          Split(kC, threads, [&](synetk::Range r) {
+          Split(kC, t, [&](synetk::Range r) {
             synetk::PoolingMax<float, synetk::Nchw>()(src.data(), kC, H, H, k, k, 2, 2, p, p,
                                                       dst.data(), D, D, r);
           });
         } else {
-          Split(D, threads, [&](synetk::Range r) {
+          Split(D, t, [&](synetk::Range r) {
             synetk::PoolingMax<float, synetk::Nhwc>()(src.data(), kC, H, H, k, k, 2, 2, p, p,
                                                       dst.data(), D, D, r);
           });
@@ -147,8 +198,8 @@ void BM_Threads(benchmark::State& state) {
       Buffer<float> dst(idx.size());
       synetk::GatherElements<float, int32_t> g({outer}, srcCount, 1, idxCount);
       tr = {idx.size() * 8, dst.size() * 4};  // indices and the gathered elements
-      TimeAgainstMemcpy(state, tr, [&] {
-        Split(outer, threads, [&](synetk::Range r) { g.Forward(src.data(), idx.data(), dst.data(), r); });
+      TimeThreads(state, tr, threads, [&](int t) {
+        Split(outer, t, [&](synetk::Range r) { g.Forward(src.data(), idx.data(), dst.data(), r); });
       });
       break;
     }
@@ -159,8 +210,8 @@ void BM_Threads(benchmark::State& state) {
       auto f = Pattern<float>(n);
       const float norm = 0.0213f, inv = 1.0f / 0.0213f;
       tr = {n * (layer == kDequantize ? 1 : 4), n * (layer == kDequantize ? 4 : 1)};
-      TimeAgainstMemcpy(state, tr, [&] {
-        Split(n, threads, [&](synetk::Range r) {
+      TimeThreads(state, tr, threads, [&](int t) {
+        Split(n, t, [&](synetk::Range r) {
           if (layer == kDequantize) {
             synetk::DequantizeLinear<uint8_t, float>()(q.data(), n, -12, &norm, f.data(), r);
           } else {
@@ -186,23 +237,23 @@ void BM_Threads(benchmark::State& state) {
         const size_t sizes[2] = {size, size};
         const int32_t bias[2] = {-12, -130};
         const float norms[2] = {n0, n1};
-        TimeAgainstMemcpy(state, tr, [&] {
-          Split(num, threads, [&](synetk::Range r) {
+        TimeThreads(state, tr, threads, [&](int t) {
+          Split(num, t, [&](synetk::Range r) {
             synetk::QuantizedConcat()(2, srcs, num, sizes, bias, norms, &scale, 5, d.data(), r);
           });
         });
       } else if (layer == kScaleNchw) {
         std::vector<float> sc(C, 0.7f), bi(C, 0.1f);
         const float srcScale = 0.02f, dstScale = 0.05f;
-        TimeAgainstMemcpy(state, tr, [&] {
-          Split(S, threads, [&](synetk::Range r) {
+        TimeThreads(state, tr, threads, [&](int t) {
+          Split(S, t, [&](synetk::Range r) {
             synetk::QuantizedScale<synetk::Nchw>()(a.data(), &srcScale, 100, C, S, sc.data(),
                                                    bi.data(), d.data(), &dstScale, 120, r);
           });
         });
       } else {
-        TimeAgainstMemcpy(state, tr, [&] {
-          Split(S, threads, [&](synetk::Range r) {
+        TimeThreads(state, tr, threads, [&](int t) {
+          Split(S, t, [&](synetk::Range r) {
             synetk::QuantizedShuffle<synetk::Nhwc>()(a.data(), -12, &n0, C / 2, a.data() + half,
                                                      -200, &n1, C / 2, S, d.data(),
                                                      d.data() + half, &scale, 9, 0, r);
@@ -218,8 +269,9 @@ void BM_Threads(benchmark::State& state) {
 
 void ThreadArgs(benchmark::internal::Benchmark* b) {
   b->ArgNames({"layer", "threads"});
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int layer = 0; layer < kLayers; ++layer)
-    for (int threads : {1, 2}) b->Args({layer, threads});
+    for (int threads = 1; threads <= cores; ++threads) b->Args({layer, threads});
   b->UseManualTime()->Iterations(5);
 }
 
