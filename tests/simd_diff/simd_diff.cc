@@ -5,11 +5,11 @@
 // shapes. Both libraries get the same positional arguments, in the order
 // Simd's callers (the engine Synet) pass them.
 //
-// Equality: integer and bf16 outputs, and float outputs of the fused layers,
-// pooling and dequantization, must be bit-identical. Normalize sums squares
-// in another order than Simd: its outputs may differ by at most kNormUlps
-// ulps of the larger magnitude, or by kNormAbs absolutely (outputs near zero
-// after adding a shift).
+// Equality: integer and bf16 outputs, and the float outputs of the fused
+// layers, max pooling and dequantization, must be bit-identical. Normalize
+// and average pooling sum in another order than Simd: their outputs may
+// differ by kNormTol and kAverageTol units in the last place of the case's
+// largest output (see Compare).
 //
 // Cases Simd computes wrongly are skipped where they are listed in
 // ../shared/PEERS.md ("Simd bugs"); each skip names its bug. Any other write
