@@ -224,11 +224,12 @@ HWY_INLINE void MapByteRowPairs(const detail::ByteMap& ma, const uint8_t* srcA, 
   const ByteMapRegs lookA(ma), lookB(mb);
   const size_t full = n & ~size_t{63};
   const __mmask64 k = FirstBytes(n - full);
-  // Rows of 2 KiB or more each in a call: the inlined loop is slower on
-  // long rows, for a reason not known (not the loop's alignment, software
-  // prefetch or vzeroupper), and on short rows the calls cost more than
-  // they save. bench: BM_QuantShuffle<0>/C:64/HW:3136/nhwc:0.
-  if (n >= 2048) {
+  // Rows of kRowCallMinBytes or more each in a call: the inlined loop is
+  // slower on long rows, for a reason not known (not the loop's alignment,
+  // software prefetch or vzeroupper), and on short rows the calls cost more
+  // than they save. bench: BM_QuantShuffle<0>/C:64/HW:3136/nhwc:0.
+  constexpr size_t kRowCallMinBytes = 2048;
+  if (n >= kRowCallMinBytes) {
     for (size_t r = 0; r < rows; ++r) {
       MapByteRowCall(lookA, srcA + r * srcStride, full, k, dstA + r * dstStride);
       MapByteRowCall(lookB, srcB + r * srcStride, full, k, dstB + r * dstStride);
