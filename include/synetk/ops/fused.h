@@ -41,13 +41,23 @@ inline void RunFused(FusedArgs<T>& a, Range part, const char* layer) {
   a.stream = PreferStreamingStores(bytes);
   a.cached = bytes <= kCachedFusedBytes;
   a.intel = detail::IsIntelCpu();
-  // With one position per channel the NCHW and NHWC layouts coincide (type
-  // 4's and type 9's outputs too), and the NHWC kernel streams the channels
-  // as one row instead of a partial vector each (C x 1 x 1 after a global
-  // pooling: 32 channels about 200 -> 20-35 ns per call, AVX3_DL).
+  // Where the two layouts coincide, the kernel that sees one contiguous row
+  // runs (the NHWC and NCHW kernels give the same bits, a tested property):
+  // - one position per channel (C x 1 x 1 after a global pooling; type 4's
+  //   and type 9's outputs coincide too): NHWC streams the channels as one
+  //   row instead of a partial vector per channel (bench: BM_CallOverhead);
+  // - one channel (types whose output has the input's channels): NCHW runs
+  //   the positions as one row instead of a one-lane vector per position
+  //   (bench: BM_CallOverhead/layer:1/C:1).
   if constexpr (std::is_same_v<Format, Nchw>) {
     if (a.spatial == 1) {
       using Row = FusedCfg<kType, T, Nhwc>;
+      SYNETK_DISPATCH(FusedKernel<Row>)(a);
+      return;
+    }
+  } else if constexpr (kType != 4 && kType != 9) {
+    if (a.channels == 1) {
+      using Row = FusedCfg<kType, T, Nchw>;
       SYNETK_DISPATCH(FusedKernel<Row>)(a);
       return;
     }
