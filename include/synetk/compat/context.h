@@ -11,6 +11,7 @@ namespace simd {
 
 /// Releases a context made by any synetk::simd ...Init function (which all
 /// return a synetk::Context* as void*). Null is ignored.
+/// @param context a context from a synetk::simd ...Init function, or null
 inline void SimdRelease(void* context) {
   delete static_cast<Context*>(context);
 }

@@ -44,10 +44,26 @@ inline GatherElementsAny* GatherContext(const void* context, const char* fn) {
 
 }  // namespace compat
 
-/// Returns a gather elements context, or NULL for an unsupported dataType or
-/// an indexType other than SimdTensorData32i / SimdTensorData64i (as the
-/// original). Invalid shapes (a zero or overflowing size, null outer with
-/// outerSize > 0) throw synetk::Error. indexUsers is ignored (as the original).
+/// Makes a gather elements context (a synetk::GatherElements of the given
+/// element and index types) for src [outer..., srcCount, inner] and idx, dst
+/// [outer..., idxCount, inner]:
+/// dst[o, c, i] = src[o, k, i], k = idx[o, c, i] (+ srcCount if negative).
+/// @param dataType element type: SimdTensorData32f, 32i, 8i, 8u, Bool, 64i,
+///   64u, 16b or 16f (moved as bits of their size)
+/// @param indexType SimdTensorData32i or SimdTensorData64i
+/// @param indexConst SimdTrue: the index may be set once with
+///   SimdSynetGatherElementsSetIndex
+/// @param indexUsers accepted and ignored (as the original)
+/// @param outer outerSize outer dimensions (null allowed when outerSize is 0)
+/// @param outerSize number of outer dimensions
+/// @param srcCount extent of the gathered axis in src
+/// @param inner product of the dimensions after the gathered axis
+/// @param idxCount extent of the gathered axis in idx and dst
+/// @return the context (release it with SimdRelease), or NULL for another
+///   dataType or indexType (as the original)
+/// @throws synetk::Error on a null outer with outerSize > 0, a zero outer
+///   dimension, srcCount, inner or idxCount, a srcCount above the largest
+///   index value, or sizes whose product or byte count overflows
 inline void* SimdSynetGatherElementsInit(SimdTensorDataType dataType, SimdTensorDataType indexType,
                                          SimdBool indexConst, size_t indexUsers,
                                          const size_t* outer, size_t outerSize, size_t srcCount,
@@ -70,12 +86,19 @@ inline void* SimdSynetGatherElementsInit(SimdTensorDataType dataType, SimdTensor
 /// keeps its previous index, if any.
 /// @param context a context from SimdSynetGatherElementsInit
 /// @param idx outer*idxCount*inner indices of the context's index type
+/// @throws synetk::Error on a null context or a synetk context of another
+///   layer, and (constant-index contexts) on a null idx or an index outside
+///   [-srcCount, srcCount)
 inline void SimdSynetGatherElementsSetIndex(const void* context, const uint8_t* idx) {
   auto* c = compat::GatherContext(context, "SimdSynetGatherElementsSetIndex");
   if (c->IndexConstMode()) c->SetIndexBytes(idx);
 }
 
 /// Bytes of analysed index data the context keeps.
+/// @param context a context from SimdSynetGatherElementsInit
+/// @return 0 before SetIndex and for a context made without indexConst
+/// @throws synetk::Error on a null context or a synetk context of another
+///   layer
 inline size_t SimdSynetGatherElementsInternalBufferSize(const void* context) {
   return compat::GatherContext(context, "SimdSynetGatherElementsInternalBufferSize")
       ->InternalBufferSize();
@@ -89,6 +112,9 @@ inline size_t SimdSynetGatherElementsInternalBufferSize(const void* context) {
 /// @param src outer*srcCount*inner elements
 /// @param idx outer*idxCount*inner indices (see above)
 /// @param dst outer*idxCount*inner elements; must not overlap src or idx
+/// @throws synetk::Error on a null context or a synetk context of another
+///   layer, a null src or dst, dst overlapping src, and (without SetIndex)
+///   a null idx, dst overlapping idx or an index out of range
 inline void SimdSynetGatherElementsForward(void* context, const uint8_t* src, const uint8_t* idx,
                                            uint8_t* dst) {
   compat::GatherContext(context, "SimdSynetGatherElementsForward")->ForwardBytes(src, idx, dst);

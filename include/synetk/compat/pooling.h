@@ -9,6 +9,36 @@
 namespace synetk {
 namespace simd {
 
+/// Average pooling (synetk::PoolingAverage).
+/// For output (c, dy, dx) the window starts at (dy*strideY - padY,
+/// dx*strideX - padX), spans kernelY x kernelX input positions and is clipped
+/// to the input; dstH and dstW are the caller's (floor or ceil mode alike).
+///
+///     dst[c, dy, dx] = (sum of src[c, y, x] over the clipped window) / d
+///     d = excludePad ? the clipped window's area : kernelY*kernelX
+///
+/// The sum accumulates in fp32 and is multiplied by 1/d (rounded to fp32).
+/// @param src input, srcC x srcH x srcW values in `format`
+/// @param srcC channels
+/// @param srcH input rows
+/// @param srcW input columns
+/// @param kernelY window rows
+/// @param kernelX window columns
+/// @param strideY rows between windows
+/// @param strideX columns between windows
+/// @param padY rows of padding before the first row (< kernelY)
+/// @param padX columns of padding before the first column (< kernelX)
+/// @param dst output, srcC x dstH x dstW values in `format`; must not overlap
+///   src
+/// @param dstH output rows: (dstH-1)*strideY - padY < srcH
+/// @param dstW output columns: (dstW-1)*strideX - padX < srcW
+/// @param excludePad SimdTrue: divide by the clipped area; SimdFalse: by
+///   kernelY*kernelX
+/// @param format SimdTensorFormatNchw or SimdTensorFormatNhwc
+/// @throws synetk::Error on a null src or dst, a zero size, kernel or
+///   stride, a padding >= its kernel, an output size whose last window
+///   holds no input element, sizes that overflow, dst overlapping src, or
+///   an unknown format
 inline void SimdSynetPoolingAverage(const float* src, size_t srcC, size_t srcH, size_t srcW,
                                     size_t kernelY, size_t kernelX, size_t strideY,
                                     size_t strideX, size_t padY, size_t padX, float* dst,
@@ -21,6 +51,41 @@ inline void SimdSynetPoolingAverage(const float* src, size_t srcC, size_t srcH, 
   });
 }
 
+/// Max pooling of fp32 values, 2D or 3D (synetk::PoolingMax).
+/// For output (c, dy, dx) the window starts at (dy*strideY - padY,
+/// dx*strideX - padX), spans kernelY x kernelX input positions and is clipped
+/// to the input; dstH and dstW are the caller's (floor or ceil mode alike).
+///
+///     dst[c, dy, dx] = max of src[c, y, x] over the clipped window
+///
+/// With kernelC == 1, strideC == 1 and padC == 0 this is 2D pooling and
+/// dstC must equal srcC; otherwise the channel axis is pooled too, with the
+/// same rule (the window starts at dc*strideC - padC, spans kernelC channels,
+/// is clipped) and dstC output channels. Each output is one of the inputs,
+/// bit for bit.
+/// @param src input, srcC x srcH x srcW values in `format`
+/// @param srcC channels
+/// @param srcH input rows
+/// @param srcW input columns
+/// @param kernelC window channels
+/// @param kernelY window rows
+/// @param kernelX window columns
+/// @param strideC channels between windows
+/// @param strideY rows between windows
+/// @param strideX columns between windows
+/// @param padC channels of padding before the first (< kernelC)
+/// @param padY rows of padding before the first row (< kernelY)
+/// @param padX columns of padding before the first column (< kernelX)
+/// @param dst output, dstC x dstH x dstW values in `format`; must not overlap
+///   src
+/// @param dstC output channels: (dstC-1)*strideC - padC < srcC
+/// @param dstH output rows: (dstH-1)*strideY - padY < srcH
+/// @param dstW output columns: (dstW-1)*strideX - padX < srcW
+/// @param format SimdTensorFormatNchw or SimdTensorFormatNhwc
+/// @throws synetk::Error on a null src or dst, a zero size, kernel or
+///   stride, a padding >= its kernel, an output size whose last window
+///   holds no input element, sizes that overflow, dst overlapping src, dstC != srcC in 2D mode, or
+///   an unknown format
 inline void SimdSynetPoolingMax32f(const float* src, size_t srcC, size_t srcH, size_t srcW,
                                    size_t kernelC, size_t kernelY, size_t kernelX,
                                    size_t strideC, size_t strideY, size_t strideX,
@@ -34,7 +99,35 @@ inline void SimdSynetPoolingMax32f(const float* src, size_t srcC, size_t srcH, s
   });
 }
 
-// src and dst hold bfloat16 bit patterns.
+/// 2D max pooling of bfloat16 values (synetk::PoolingMax of
+/// hwy::bfloat16_t): src and dst hold bfloat16 bit patterns, compared as the
+/// numbers they encode (negative values included).
+/// For output (c, dy, dx) the window starts at (dy*strideY - padY,
+/// dx*strideX - padX), spans kernelY x kernelX input positions and is clipped
+/// to the input; dstH and dstW are the caller's (floor or ceil mode alike).
+///
+///     dst[c, dy, dx] = max of src[c, y, x] over the clipped window
+///
+/// Each output is one of the inputs, bit for bit.
+/// @param src input, srcC x srcH x srcW values in `format`
+/// @param srcC channels
+/// @param srcH input rows
+/// @param srcW input columns
+/// @param kernelY window rows
+/// @param kernelX window columns
+/// @param strideY rows between windows
+/// @param strideX columns between windows
+/// @param padY rows of padding before the first row (< kernelY)
+/// @param padX columns of padding before the first column (< kernelX)
+/// @param dst output, srcC x dstH x dstW values in `format`; must not overlap
+///   src
+/// @param dstH output rows: (dstH-1)*strideY - padY < srcH
+/// @param dstW output columns: (dstW-1)*strideX - padX < srcW
+/// @param format SimdTensorFormatNchw or SimdTensorFormatNhwc
+/// @throws synetk::Error on a null src or dst, a zero size, kernel or
+///   stride, a padding >= its kernel, an output size whose last window
+///   holds no input element, sizes that overflow, dst overlapping src, or
+///   an unknown format
 inline void SimdSynetPoolingMax16b(const uint16_t* src, size_t srcC, size_t srcH, size_t srcW,
                                    size_t kernelY, size_t kernelX, size_t strideY,
                                    size_t strideX, size_t padY, size_t padX, uint16_t* dst,
@@ -47,6 +140,32 @@ inline void SimdSynetPoolingMax16b(const uint16_t* src, size_t srcC, size_t srcH
   });
 }
 
+/// 2D max pooling of uint8 values (synetk::PoolingMax of uint8_t).
+/// For output (c, dy, dx) the window starts at (dy*strideY - padY,
+/// dx*strideX - padX), spans kernelY x kernelX input positions and is clipped
+/// to the input; dstH and dstW are the caller's (floor or ceil mode alike).
+///
+///     dst[c, dy, dx] = max of src[c, y, x] over the clipped window
+///
+/// @param src input, srcC x srcH x srcW values in `format`
+/// @param srcC channels
+/// @param srcH input rows
+/// @param srcW input columns
+/// @param kernelY window rows
+/// @param kernelX window columns
+/// @param strideY rows between windows
+/// @param strideX columns between windows
+/// @param padY rows of padding before the first row (< kernelY)
+/// @param padX columns of padding before the first column (< kernelX)
+/// @param dst output, srcC x dstH x dstW values in `format`; must not overlap
+///   src
+/// @param dstH output rows: (dstH-1)*strideY - padY < srcH
+/// @param dstW output columns: (dstW-1)*strideX - padX < srcW
+/// @param format SimdTensorFormatNchw or SimdTensorFormatNhwc
+/// @throws synetk::Error on a null src or dst, a zero size, kernel or
+///   stride, a padding >= its kernel, an output size whose last window
+///   holds no input element, sizes that overflow, dst overlapping src, or
+///   an unknown format
 inline void SimdSynetPoolingMax8u(const uint8_t* src, size_t srcC, size_t srcH, size_t srcW,
                                   size_t kernelY, size_t kernelX, size_t strideY,
                                   size_t strideX, size_t padY, size_t padX, uint8_t* dst,

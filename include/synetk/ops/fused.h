@@ -69,11 +69,35 @@ inline void RunFused(FusedArgs<T>& a, Range part, const char* layer) {
 }  // namespace impl
 
 /// Fused layer type 0. For each channel c and position s:
-///   x = src + bias[c]; dst = (x - |x|)*scale[c] + max(0, x).
-/// In place (dst == src) is allowed. `part` selects spatial positions.
+///
+///     x = src[c, s] + bias[c]
+///     dst[c, s] = (x - |x|)*scale[c] + max(0, x)
+///
+/// In place (dst == src) is allowed.
+///
+/// Computed in fp32 (`a*b + c` terms use fused multiply-add where the target
+/// has it); bf16/f16 outputs round to nearest even. NHWC results equal the
+/// transposed NCHW results bit for bit. `part` selects spatial positions;
+/// parts give results bit-identical to one call.
+///
+/// \tparam T float, hwy::bfloat16_t, hwy::float16_t or a user type with
+///   synetk::ElementTraits.
+/// \tparam Format synetk::Nchw or synetk::Nhwc.
 template <typename T, class Format>
 struct FusedLayer0 {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "FusedLayer0";
+  /// Runs the layer (formula above).
+  /// \param src Input, channels*spatial elements in Format.
+  /// \param bias channels values, added first.
+  /// \param scale channels values, multiplying (x - |x|).
+  /// \param channels Channels (> 0).
+  /// \param spatial Spatial positions per channel (> 0).
+  /// \param dst Output, channels*spatial elements; dst == src is allowed.
+  /// \param part The spatial positions to compute.
+  /// \throws synetk::Error (nothing written) for a null src, bias, scale or
+  ///   dst, channels or spatial 0, sizes whose product or byte count
+  ///   overflows, dst partly overlapping src, or part.begin > part.end.
   void operator()(const T* src, const float* bias, const float* scale,
                   size_t channels, size_t spatial, T* dst,
                   Range part = Range::All()) const {
@@ -95,11 +119,37 @@ struct FusedLayer0 {
   }
 };
 
-/// Fused layer type 1. x = src + bias0[c];
-///   dst = max(0, -x)*scale1[c] + bias1[c] + max(0, x). In place allowed.
+/// Fused layer type 1. For each channel c and position s:
+///
+///     x = src[c, s] + bias0[c]
+///     dst[c, s] = max(0, -x)*scale1[c] + bias1[c] + max(0, x)
+///
+/// In place (dst == src) is allowed.
+///
+/// Computed in fp32 (`a*b + c` terms use fused multiply-add where the target
+/// has it); bf16/f16 outputs round to nearest even. NHWC results equal the
+/// transposed NCHW results bit for bit. `part` selects spatial positions;
+/// parts give results bit-identical to one call.
+///
+/// \tparam T float, hwy::bfloat16_t, hwy::float16_t or a user type with
+///   synetk::ElementTraits.
+/// \tparam Format synetk::Nchw or synetk::Nhwc.
 template <typename T, class Format>
 struct FusedLayer1 {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "FusedLayer1";
+  /// Runs the layer (formula above).
+  /// \param src Input, channels*spatial elements in Format.
+  /// \param bias0 channels values, added first.
+  /// \param scale1 channels values, multiplying max(0, -x).
+  /// \param bias1 channels values, added to the result.
+  /// \param channels Channels (> 0).
+  /// \param spatial Spatial positions per channel (> 0).
+  /// \param dst Output, channels*spatial elements; dst == src is allowed.
+  /// \param part The spatial positions to compute.
+  /// \throws synetk::Error (nothing written) for a null src, bias0, scale1,
+  ///   bias1 or dst, channels or spatial 0, sizes whose product or byte count
+  ///   overflows, dst partly overlapping src, or part.begin > part.end.
   void operator()(const T* src, const float* bias0, const float* scale1,
                   const float* bias1, size_t channels, size_t spatial, T* dst,
                   Range part = Range::All()) const {
@@ -123,11 +173,38 @@ struct FusedLayer1 {
   }
 };
 
-/// Fused layer type 2. x = src*scale[c] + bias[c];
-///   dst = max(0, x) + min(0, x)*slope[0]. In place allowed.
+/// Fused layer type 2 (a scale and bias, then a leaky ReLU). For each
+/// channel c and position s:
+///
+///     x = src[c, s]*scale[c] + bias[c]
+///     dst[c, s] = max(0, x) + min(0, x)*slope[0]
+///
+/// In place (dst == src) is allowed.
+///
+/// Computed in fp32 (`a*b + c` terms use fused multiply-add where the target
+/// has it); bf16/f16 outputs round to nearest even. NHWC results equal the
+/// transposed NCHW results bit for bit. `part` selects spatial positions;
+/// parts give results bit-identical to one call.
+///
+/// \tparam T float, hwy::bfloat16_t, hwy::float16_t or a user type with
+///   synetk::ElementTraits.
+/// \tparam Format synetk::Nchw or synetk::Nhwc.
 template <typename T, class Format>
 struct FusedLayer2 {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "FusedLayer2";
+  /// Runs the layer (formula above).
+  /// \param src Input, channels*spatial elements in Format.
+  /// \param scale channels values, multiplying src.
+  /// \param bias channels values, added after the scale.
+  /// \param channels Channels (> 0).
+  /// \param spatial Spatial positions per channel (> 0).
+  /// \param slope Pointer to the slope; only slope[0] is read.
+  /// \param dst Output, channels*spatial elements; dst == src is allowed.
+  /// \param part The spatial positions to compute.
+  /// \throws synetk::Error (nothing written) for a null src, scale, bias,
+  ///   slope or dst, channels or spatial 0, sizes whose product or byte count
+  ///   overflows, dst partly overlapping src, or part.begin > part.end.
   void operator()(const T* src, const float* scale, const float* bias,
                   size_t channels, size_t spatial, const float* slope, T* dst,
                   Range part = Range::All()) const {
@@ -151,12 +228,39 @@ struct FusedLayer2 {
   }
 };
 
-/// Fused layer type 3. x = src + bias[c]; dst = max(0, x) + min(0, x)*scale[c]
-/// (a per-channel PReLU after a bias). The bias comes first, as in types 0
-/// and 1 and in the original library's implementation. In place allowed.
+/// Fused layer type 3 (a per-channel PReLU after a bias). For each channel c
+/// and position s:
+///
+///     x = src[c, s] + bias[c]
+///     dst[c, s] = max(0, x) + min(0, x)*scale[c]
+///
+/// The bias comes first, as in types 0 and 1 and in the original library's
+/// implementation: a plain PReLU is (src, zeros, slopes, ...). In place
+/// (dst == src) is allowed.
+///
+/// Computed in fp32 (`a*b + c` terms use fused multiply-add where the target
+/// has it); bf16/f16 outputs round to nearest even. NHWC results equal the
+/// transposed NCHW results bit for bit. `part` selects spatial positions;
+/// parts give results bit-identical to one call.
+///
+/// \tparam T float, hwy::bfloat16_t, hwy::float16_t or a user type with
+///   synetk::ElementTraits.
+/// \tparam Format synetk::Nchw or synetk::Nhwc.
 template <typename T, class Format>
 struct FusedLayer3 {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "FusedLayer3";
+  /// Runs the layer (formula above).
+  /// \param src Input, channels*spatial elements in Format.
+  /// \param bias channels values, added first.
+  /// \param scale channels values, multiplying negative x (the slopes).
+  /// \param channels Channels (> 0).
+  /// \param spatial Spatial positions per channel (> 0).
+  /// \param dst Output, channels*spatial elements; dst == src is allowed.
+  /// \param part The spatial positions to compute.
+  /// \throws synetk::Error (nothing written) for a null src, bias, scale or
+  ///   dst, channels or spatial 0, sizes whose product or byte count
+  ///   overflows, dst partly overlapping src, or part.begin > part.end.
   void operator()(const T* src, const float* bias, const float* scale,
                   size_t channels, size_t spatial, T* dst,
                   Range part = Range::All()) const {
@@ -178,12 +282,42 @@ struct FusedLayer3 {
   }
 };
 
-/// Fused layer type 4. dst has 2*channels channels: the first `channels`
-/// hold max(0, x) with x = src + bias0[c], the next max(0, x*scale1[0] +
-/// bias1[0]). dst must not overlap src.
+/// Fused layer type 4. dst has 2*channels channels; for each input channel c
+/// and position s:
+///
+///     x = src[c, s] + bias0[c]
+///     dst[c, s] = max(0, x)
+///     dst[channels + c, s] = max(0, x*scale1[0] + bias1[0])
+///
+/// NCHW: the second half starts at channels*spatial. NHWC: each position
+/// holds its `channels` first-half values, then its `channels` second-half
+/// values. dst must not overlap src.
+///
+/// Computed in fp32 (`a*b + c` terms use fused multiply-add where the target
+/// has it); bf16/f16 outputs round to nearest even. NHWC results equal the
+/// transposed NCHW results bit for bit. `part` selects spatial positions;
+/// parts give results bit-identical to one call.
+///
+/// \tparam T float, hwy::bfloat16_t, hwy::float16_t or a user type with
+///   synetk::ElementTraits.
+/// \tparam Format synetk::Nchw or synetk::Nhwc.
 template <typename T, class Format>
 struct FusedLayer4 {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "FusedLayer4";
+  /// Runs the layer (formula above).
+  /// \param src Input, channels*spatial elements in Format.
+  /// \param bias0 channels values, added first.
+  /// \param scale1 Pointer to the second half's scale; only scale1[0] is read.
+  /// \param bias1 Pointer to the second half's bias; only bias1[0] is read.
+  /// \param channels Input channels (> 0).
+  /// \param spatial Spatial positions per channel (> 0).
+  /// \param dst Output, 2*channels*spatial elements, disjoint from src.
+  /// \param part The spatial positions to compute (both halves).
+  /// \throws synetk::Error (nothing written) for a null src, bias0, scale1,
+  ///   bias1 or dst, channels or spatial 0, sizes whose product or byte count
+  ///   (of 2*channels*spatial elements) overflows, dst overlapping src, or
+  ///   part.begin > part.end.
   void operator()(const T* src, const float* bias0, const float* scale1,
                   const float* bias1, size_t channels, size_t spatial, T* dst,
                   Range part = Range::All()) const {
@@ -207,10 +341,36 @@ struct FusedLayer4 {
   }
 };
 
-/// Fused layer type 8. dst = src0 + src1*src2[c]. dst may be src0 or src1.
+/// Fused layer type 8. For each channel c and position s:
+///
+///     dst[c, s] = src0[c, s] + src1[c, s]*src2[c]
+///
+/// dst may be src0 or src1 (the same buffer) or disjoint from both.
+///
+/// Computed in fp32 (`a*b + c` terms use fused multiply-add where the target
+/// has it); bf16/f16 outputs round to nearest even. NHWC results equal the
+/// transposed NCHW results bit for bit. `part` selects spatial positions;
+/// parts give results bit-identical to one call.
+///
+/// \tparam T float, hwy::bfloat16_t, hwy::float16_t or a user type with
+///   synetk::ElementTraits.
+/// \tparam Format synetk::Nchw or synetk::Nhwc.
 template <typename T, class Format>
 struct FusedLayer8 {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "FusedLayer8";
+  /// Runs the layer (formula above).
+  /// \param src0 Added input, channels*spatial elements in Format.
+  /// \param src1 Multiplied input, channels*spatial elements in Format.
+  /// \param src2 channels values, the per-channel factor of src1.
+  /// \param channels Channels (> 0).
+  /// \param spatial Spatial positions per channel (> 0).
+  /// \param dst Output, channels*spatial elements; may equal src0 or src1.
+  /// \param part The spatial positions to compute.
+  /// \throws synetk::Error (nothing written) for a null src0, src1, src2 or
+  ///   dst, channels or spatial 0, sizes whose product or byte count
+  ///   overflows, dst partly overlapping src0 or src1, or
+  ///   part.begin > part.end.
   void operator()(const T* src0, const T* src1, const float* src2,
                   size_t channels, size_t spatial, T* dst,
                   Range part = Range::All()) const {
@@ -234,13 +394,45 @@ struct FusedLayer8 {
   }
 };
 
-/// Fused layer type 9. Concatenates src0 (channels0) and src1 (channels1)
-/// along channels: dst0 = max(0, v*scale[c] + bias[c]) with c the output
-/// channel; dst1, when not null, receives the plain concatenation. Outputs
-/// must not overlap the inputs or each other.
+/// Fused layer type 9. Concatenates src0 (channels0 channels) and src1
+/// (channels1) along channels into X, with channels0 + channels1 channels;
+/// for each output channel c and position s:
+///
+///     dst0[c, s] = max(0, X[c, s]*scale[c] + bias[c])
+///     dst1[c, s] = X[c, s]   (when dst1 is not null)
+///
+/// NHWC: each output position holds channels0 values from src0, then
+/// channels1 from src1. Outputs must not overlap the inputs or each other.
+///
+/// Computed in fp32 (`a*b + c` terms use fused multiply-add where the target
+/// has it); bf16/f16 outputs round to nearest even. NHWC results equal the
+/// transposed NCHW results bit for bit. `part` selects spatial positions;
+/// parts give results bit-identical to one call.
+///
+/// \tparam T float, hwy::bfloat16_t, hwy::float16_t or a user type with
+///   synetk::ElementTraits.
+/// \tparam Format synetk::Nchw or synetk::Nhwc.
 template <typename T, class Format>
 struct FusedLayer9 {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "FusedLayer9";
+  /// Runs the layer (formula above).
+  /// \param src0 First input, channels0*spatial elements in Format.
+  /// \param src1 Second input, channels1*spatial elements in Format.
+  /// \param scale channels0 + channels1 values, one per output channel.
+  /// \param bias channels0 + channels1 values, added after the scale.
+  /// \param channels0 Channels of src0 (> 0).
+  /// \param channels1 Channels of src1 (> 0).
+  /// \param spatial Spatial positions per channel (> 0).
+  /// \param dst0 Output, (channels0 + channels1)*spatial elements, disjoint
+  ///   from src0 and src1.
+  /// \param dst1 Plain concatenation, same size, or null (not written);
+  ///   disjoint from src0, src1 and dst0.
+  /// \param part The spatial positions to compute.
+  /// \throws synetk::Error (nothing written) for a null src0, src1, scale,
+  ///   bias or dst0, channels0, channels1 or spatial 0, sizes whose sum,
+  ///   product or byte count overflows, an output overlapping an input or
+  ///   the other output, or part.begin > part.end.
   void operator()(const T* src0, const T* src1, const float* scale,
                   const float* bias, size_t channels0, size_t channels1,
                   size_t spatial, T* dst0, T* dst1,

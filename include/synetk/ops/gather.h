@@ -52,29 +52,52 @@ SYNETK_NAMESPACE_BEGIN
 /// layer holds contexts of run-time element and index types through it).
 class GatherElementsAny : public Context {
  public:
-  /// Whether the context was made for a constant index (indexConst).
+  /// Whether the context was made for a constant index.
+  /// \return The constructor's indexConst.
   virtual bool IndexConstMode() const = 0;
+  /// GatherElements::SetIndex with the index given as bytes.
+  /// \param idx DstSize() indices of the context's index type.
+  /// \throws synetk::Error as GatherElements::SetIndex.
   virtual void SetIndexBytes(const void* idx) = 0;
+  /// Bytes of analysed index data the context keeps.
+  /// \return 0 before SetIndex and in non-constant mode.
   virtual size_t InternalBufferSize() const = 0;
+  /// GatherElements::Forward over all outer items, with the tensors given
+  /// as bytes.
+  /// \param src SrcSize() elements of the context's element type.
+  /// \param idx DstSize() indices of the context's index type; ignored (may
+  ///   be null) after SetIndex.
+  /// \param dst DstSize() elements of the context's element type.
+  /// \throws synetk::Error as GatherElements::Forward.
   virtual void ForwardBytes(const void* src, const void* idx, void* dst) const = 0;
 };
 
 /// GatherElements over tensors viewed as src [outer..., srcCount, inner] and
 /// idx, dst [outer..., idxCount, inner]:
-///   dst[o, c, i] = src[o, k, i], k = idx[o, c, i] (+ srcCount if negative).
+///
+///     k = idx[o, c, i] < 0 ? idx[o, c, i] + srcCount : idx[o, c, i]
+///     dst[o, c, i] = src[o, k, i]
+///
 /// T: any trivially copyable type of 1, 2, 4 or 8 bytes (uint8_t,
 /// hwy::bfloat16_t, float, double, user types): the gather moves bits.
 /// Index: int32_t or int64_t. An index outside [-srcCount, srcCount) throws
 /// synetk::Error naming its position and value; nothing is written then.
 ///
-/// Constant-index mode (indexConst): SetIndex, called once, validates the
-/// indices, removes the negative fix-up, narrows int64 to int32 when
-/// srcCount allows, stores one slice when every outer item repeats the same
-/// indices, and (inner > 1) finds rows whose `inner` indices are all equal,
-/// which Forward then copies as contiguous runs. InternalBufferSize reports
-/// the bytes kept. After SetIndex, Forward ignores its idx argument (it may
-/// be null); without SetIndex, Forward reads and checks the idx it is given,
-/// as in non-constant mode (SetIndex is optional, as in the original).
+/// Constant-index mode (indexConst): SetIndex, usually called once,
+/// validates the indices, removes the negative fix-up, narrows int64 to
+/// int32 when srcCount allows, stores one slice when every outer item
+/// repeats the same indices, and (inner > 1) finds rows whose `inner`
+/// indices are all equal, which Forward then copies as contiguous runs.
+/// InternalBufferSize reports the bytes kept. After SetIndex, Forward
+/// ignores its idx argument (it may be null); without SetIndex, Forward
+/// reads and checks the idx it is given, as in non-constant mode (SetIndex
+/// is optional, as in the original).
+///
+/// Forward is const: parts of one call (or whole calls) may run on several
+/// threads at once; SetIndex must not run at the same time as Forward.
+///
+/// \tparam T Element type: trivially copyable, 1, 2, 4 or 8 bytes.
+/// \tparam Index int32_t or int64_t.
 template <typename T, typename Index>
 class GatherElements final : public GatherElementsAny {
   static_assert(std::is_trivially_copyable_v<T>, "GatherElements moves elements as bits");
@@ -84,11 +107,23 @@ class GatherElements final : public GatherElementsAny {
                 "GatherElements takes int32_t or int64_t indices");
 
  public:
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "GatherElements";
 
-  /// outer: outerSize outer dimensions (null allowed when outerSize == 0);
-  /// their product is the outer count. indexUsers is accepted for
-  /// compatibility with the original and ignored.
+  /// Makes a context for one tensor shape.
+  /// \param outer outerSize outer dimensions (null allowed when outerSize
+  ///   is 0); their product is the outer count (1 for none).
+  /// \param outerSize Number of outer dimensions.
+  /// \param srcCount Extent of the gathered axis in src (> 0, at most the
+  ///   largest value of Index).
+  /// \param inner Product of the dimensions after the gathered axis (> 0).
+  /// \param idxCount Extent of the gathered axis in idx and dst (> 0).
+  /// \param indexConst Constant-index mode (see SetIndex).
+  /// \param indexUsers Accepted for compatibility with the original;
+  ///   ignored.
+  /// \throws synetk::Error for a null outer with outerSize > 0, an outer
+  ///   dimension, srcCount, inner or idxCount of 0, srcCount above the
+  ///   largest Index, or sizes whose product or byte count overflows.
   GatherElements(const size_t* outer, size_t outerSize, size_t srcCount, size_t inner,
                  size_t idxCount, bool indexConst = false, size_t indexUsers = 1)
       : srcCount_(srcCount), inner_(inner), idxCount_(idxCount), indexConst_(indexConst) {
@@ -116,18 +151,35 @@ class GatherElements final : public GatherElementsAny {
     CheckedBytes(kLayer, "outer*idxCount*inner", dstSize_, sizeof(T) > sizeof(Index) ? sizeof(T) : sizeof(Index));
   }
 
+  /// The constructor above with the outer dimensions as a list.
+  /// \param outer The outer dimensions ({} for none).
+  /// \param srcCount Extent of the gathered axis in src (> 0).
+  /// \param inner Product of the dimensions after the gathered axis (> 0).
+  /// \param idxCount Extent of the gathered axis in idx and dst (> 0).
+  /// \param indexConst Constant-index mode (see SetIndex).
+  /// \throws synetk::Error as the constructor above.
   GatherElements(std::initializer_list<size_t> outer, size_t srcCount, size_t inner,
                  size_t idxCount, bool indexConst = false)
       : GatherElements(outer.begin(), outer.size(), srcCount, inner, idxCount, indexConst) {}
 
+  /// \return The outer count: the product of the outer dimensions.
   size_t OuterCount() const { return outer_; }
-  size_t SrcSize() const { return srcSize_; }  // elements of src
-  size_t DstSize() const { return dstSize_; }  // elements of idx and dst
+  /// \return Elements of src: outer*srcCount*inner.
+  size_t SrcSize() const { return srcSize_; }
+  /// \return Elements of idx and of dst: outer*idxCount*inner.
+  size_t DstSize() const { return dstSize_; }
+  /// \return Whether the context was made in constant-index mode.
   bool IndexConst() const { return indexConst_; }
+  /// \return Whether SetIndex has succeeded on this context.
   bool IndexSet() const { return indexSet_; }
 
-  /// Constant-index mode only: validates and analyses idx (DstSize()
-  /// indices). On error the context keeps its previous index, if any.
+  /// Constant-index mode only: validates and analyses idx, and keeps what
+  /// Forward needs (see the class). A later call replaces the index. On
+  /// error the context keeps its previous index, if any.
+  /// \param idx DstSize() indices, each in [-srcCount, srcCount).
+  /// \throws synetk::Error for a context made without indexConst, a null
+  ///   idx, or an index outside [-srcCount, srcCount) (naming its position
+  ///   and value).
   void SetIndex(const Index* idx) {
     using namespace detail;
     if (!indexConst_) Fail(kLayer, "indexConst", "false", "true (a constant-index context) for SetIndex");
@@ -179,21 +231,32 @@ class GatherElements final : public GatherElementsAny {
     indexSet_ = true;
   }
 
-  /// Bytes of analysed index data the context keeps (0 before SetIndex and
-  /// in non-constant mode).
+  /// Bytes of analysed index data the context keeps.
+  /// \return 0 before SetIndex and in non-constant mode.
   size_t InternalBufferSize() const override {
     return idx32_.size() * sizeof(int32_t) + rows32_.size() * sizeof(int32_t) +
            idx64_.size() * sizeof(int64_t) + rows64_.size() * sizeof(int64_t);
   }
 
-  /// True when SetIndex found every outer item using the same indices.
+  /// \return True when SetIndex found more than one outer item, all using
+  ///   the same indices (one slice is kept); false before SetIndex.
   bool IndexRepeated() const { return repeated_; }
-  /// True when SetIndex stored the indices as int32.
+  /// \return True when SetIndex stored the indices as int32 (srcCount fits
+  ///   in int32); false before SetIndex.
   bool IndexNarrowed() const { return indexSet_ && narrow_; }
 
-  /// dst = gather(src, idx). src: SrcSize() elements; idx, dst: DstSize().
-  /// After SetIndex idx is ignored (may be null); otherwise it is read and
-  /// checked. `part` selects outer items (their indices alone are checked).
+  /// dst[o, c, i] = src[o, k, i] with k = idx[o, c, i], plus srcCount if
+  /// negative (the class's formula).
+  /// \param src Input, SrcSize() elements.
+  /// \param idx DstSize() indices. After SetIndex it is ignored (may be
+  ///   null); otherwise it is read, and the indices of the outer items in
+  ///   `part` are checked.
+  /// \param dst Output, DstSize() elements, disjoint from src and idx.
+  /// \param part The outer items to compute.
+  /// \throws synetk::Error (nothing written) for a null src or dst, dst
+  ///   overlapping src, part.begin > part.end, and, without SetIndex, a null
+  ///   idx, dst overlapping idx, or an index of the part outside
+  ///   [-srcCount, srcCount) (naming its position and value).
   void Forward(const T* src, const Index* idx, T* dst, Range part = Range::All()) const {
     using namespace detail;
     CheckNotNull(kLayer, "src", src);
@@ -216,8 +279,17 @@ class GatherElements final : public GatherElementsAny {
     Run<Index>(src, idx, std::vector<Index>(), false, dst, part);
   }
 
+  /// \return The constructor's indexConst.
   bool IndexConstMode() const override { return indexConst_; }
+  /// SetIndex with idx given as bytes.
+  /// \param idx DstSize() Index values.
+  /// \throws synetk::Error as SetIndex.
   void SetIndexBytes(const void* idx) override { SetIndex(static_cast<const Index*>(idx)); }
+  /// Forward over all outer items, with the tensors given as bytes.
+  /// \param src SrcSize() T values.
+  /// \param idx DstSize() Index values; ignored (may be null) after SetIndex.
+  /// \param dst DstSize() T values.
+  /// \throws synetk::Error as Forward.
   void ForwardBytes(const void* src, const void* idx, void* dst) const override {
     Forward(static_cast<const T*>(src), static_cast<const Index*>(idx), static_cast<T*>(dst));
   }

@@ -50,12 +50,14 @@ inline uint32_t ExponentCarry(const float* v) {
   return (bits & 0x7F800000u) + 0x00800000u;
 }
 
-// Whether v[0, n) are all finite. No exit inside the loop, and four
+// Whether v[0, n) are all finite. It runs on every QuantizedScale call and
+// context (over scale and bias), so it has no exit inside the loop and four
 // independent ORs: GCC vectorizes it at -O3 and overlaps the ORs at -O2,
-// where a test and branch per value (std::isfinite) kept one value per
-// cycle. 256 values: 89 -> 25 ns (Zen 4, -O2 and -O3, x86-64 baseline);
-// it ran on every QuantizedScale call, 2-3% of a 200 KiB NHWC one. The
-// reporting loop below names the first bad value.
+// where a test and branch per value (std::isfinite) handles one value per
+// cycle and shows as a visible share of a mid-sized call
+// (bench: BM_QuantScale<true>/C:256/HW:784/nhwc:1). Only when it fails does
+// the reporting loop in CheckScaleParams look for the first bad value, to
+// name it.
 inline bool AllFinite(const float* v, size_t n) {
   uint32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
   const size_t n4 = n / 4 * 4;
@@ -157,14 +159,33 @@ inline bool CheckScaleTensors(const char* layer, ScaleArgs& a, const uint8_t* sr
 
 SYNETK_NAMESPACE_BEGIN
 
-/// DequantizeLinear: dst[i] = float(src[i] + bias) * norm[0], i < size.
-/// Q is uint8_t or int8_t; F any float element type (float, bfloat16, float16,
-/// user types). -bias must be a zero point of Q (uint8: bias in [-255, 0],
-/// int8: bias in [-127, 128]); norm[0] finite and non-zero. The product is
-/// rounded to fp32, then (bf16/f16) to nearest even. `part` selects elements.
+/// DequantizeLinear: for i < size,
+///
+///     dst[i] = float(src[i] + bias) * norm[0]
+///
+/// (an integer add, an exact conversion, one fp32 multiplication; bf16/f16
+/// outputs then round to nearest even): the same bits on every target.
+/// -bias must be a zero point of Q (uint8: bias in [-255, 0], int8: bias in
+/// [-127, 128]); norm[0] finite and non-zero. `part` selects elements.
+///
+/// \tparam Q uint8_t or int8_t.
+/// \tparam F float, hwy::bfloat16_t, hwy::float16_t or a user type with
+///   synetk::ElementTraits.
 template <typename Q, typename F>
 struct DequantizeLinear {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "DequantizeLinear";
+  /// Runs the layer (formula above).
+  /// \param src Input, size quantized values.
+  /// \param size Elements (> 0).
+  /// \param bias Added to each value: minus the zero point.
+  /// \param norm Pointer to the scale; only norm[0] is read.
+  /// \param dst Output, size elements, disjoint from src.
+  /// \param part The elements to compute.
+  /// \throws synetk::Error (nothing written) for a null src, norm or dst,
+  ///   size 0 or a byte count that overflows, bias outside the range above,
+  ///   norm[0] zero, infinite or NaN, dst overlapping src, or
+  ///   part.begin > part.end.
   void operator()(const Q* src, size_t size, int32_t bias, const float* norm, F* dst,
                   Range part = Range::All()) const {
     using namespace detail;
@@ -193,14 +214,35 @@ struct DequantizeLinear {
   }
 };
 
-/// QuantizeLinear: dst[i] = clamp(Round(src[i] * norm[0]) + zero), i < size,
-/// clamped to Q's range. Round is half to even; the product is one fp32
-/// multiplication; +/-inf and huge values saturate; NaN gives `zero`.
-/// zero must lie in Q's range; norm[0] finite and non-zero. `part` selects
-/// elements.
+/// QuantizeLinear: for i < size,
+///
+///     dst[i] = clamp(Round(float(src[i]) * norm[0]) + zero, qmin, qmax)
+///
+/// with [qmin, qmax] Q's range ([0, 255] or [-128, 127]). Round is half to
+/// even; the product is one fp32 multiplication; values beyond the range,
+/// +/-inf and those past the int32 range included, saturate; NaN gives
+/// `zero`. The same bits on every
+/// target. zero must lie in Q's range; norm[0] finite and non-zero. `part`
+/// selects elements.
+///
+/// \tparam F float, hwy::bfloat16_t, hwy::float16_t or a user type with
+///   synetk::ElementTraits.
+/// \tparam Q uint8_t or int8_t.
 template <typename F, typename Q>
 struct QuantizeLinear {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "QuantizeLinear";
+  /// Runs the layer (formula above).
+  /// \param src Input, size elements.
+  /// \param size Elements (> 0).
+  /// \param norm Pointer to the reciprocal of the scale; only norm[0] is read.
+  /// \param zero The zero point, in Q's range.
+  /// \param dst Output, size quantized values, disjoint from src.
+  /// \param part The elements to compute.
+  /// \throws synetk::Error (nothing written) for a null src, norm or dst,
+  ///   size 0 or a byte count that overflows, zero outside Q's range,
+  ///   norm[0] zero, infinite or NaN, dst overlapping src, or
+  ///   part.begin > part.end.
   void operator()(const F* src, size_t size, const float* norm, int32_t zero, Q* dst,
                   Range part = Range::All()) const {
     using namespace detail;
@@ -228,12 +270,38 @@ struct QuantizeLinear {
   }
 };
 
-/// QuantizedConcat (uint8): for each of `num` blocks, for each input s in
-/// order, size[s] elements of input s's block b (src[s] + b*size[s]),
-/// requantized: clamp(Round(float(x + bias[s]) * norm[s] * scale[0]) + zero).
-/// dst must not overlap any input. `part` selects blocks (of num).
+/// QuantizedConcat (uint8): for each of `num` blocks b, for each input s in
+/// order, the size[s] values x of input s's block (at src[s] + b*size[s]),
+/// requantized:
+///
+///     dst = clamp(Round(float(x + bias[s]) * norm[s] * scale[0]) + zero, 0, 255)
+///
+/// with the multiplications left to right, in fp32, and Round half to even:
+/// the same bits on every target. An NHWC channel concatenation is
+/// num = spatial, size[s] = the channels of input s. dst must not overlap
+/// any input. `part` selects blocks (of num).
 struct QuantizedConcat {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "QuantizedConcat";
+  /// Runs the layer (formula above).
+  /// \param count Inputs (> 0).
+  /// \param src count pointers; input s holds num*size[s] bytes.
+  /// \param num Blocks (> 0).
+  /// \param size count block sizes (each > 0).
+  /// \param bias count input biases: minus each input's zero point, in
+  ///   [-255, 0].
+  /// \param norm count input scales (finite, non-zero).
+  /// \param scale Pointer to the reciprocal of the output scale; only
+  ///   scale[0] is read (finite, non-zero).
+  /// \param zero The output zero point, in [0, 255].
+  /// \param dst Output, num*(size[0] + ... + size[count-1]) bytes, disjoint
+  ///   from every input.
+  /// \param part The blocks to compute.
+  /// \throws synetk::Error (nothing written) for a null src, src[s], size,
+  ///   bias, norm, scale or dst, count, num or a size[s] of 0, sizes whose
+  ///   sum or product overflows, a bias[s] or zero out of range, a norm[s] or
+  ///   scale[0] zero, infinite or NaN, dst overlapping an input, or
+  ///   part.begin > part.end.
   void operator()(size_t count, const uint8_t* const* src, size_t num, const size_t* size,
                   const int32_t* bias, const float* norm, const float* scale, int32_t zero,
                   uint8_t* dst, Range part = Range::All()) const {
@@ -289,9 +357,10 @@ template <class Format>
 inline void RunScale(const detail::ScaleArgs& a) {
   if constexpr (std::is_same_v<Format, Nchw>) {
     // One position per channel (C x 1 x 1): the NCHW and NHWC layouts
-    // coincide, and the NHWC kernel runs the channels as one row instead of
-    // a table or a partial vector each (512 channels, AVX3_DL: 10 -> 0.4 us
-    // per call). A context's maps are NCHW's own, so they are left out.
+    // coincide, and the NHWC kernel runs the channels as one row of full
+    // vectors, where the NCHW kernel would build or read a byte map, or run
+    // a one-lane vector, for every single-byte channel. A context's maps are
+    // NCHW's own, so they are left out.
     if (a.spatial == 1) {
       detail::ScaleArgs row = a;
       row.prepared = {};
@@ -309,17 +378,45 @@ inline void RunScale(const detail::ScaleArgs& a) {
 
 }  // namespace impl
 
-/// QuantizedScale (uint8), per channel c:
-///   v = float(src - srcZero) * srcScale[0]; v = v*scale[c] + (bias ? bias[c] : 0);
-///   dst = clamp(Round(v * (1/dstScale[0])) + dstZero, 0, 255)
+/// QuantizedScale (uint8). For each channel c and position s:
+///
+///     v = float(src[c, s] - srcZero) * srcScale[0]
+///     v = v*scale[c] + bias[c]      (v*scale[c] when bias is null)
+///     dst[c, s] = clamp(Round(v * (1/dstScale[0])) + dstZero, 0, 255)
+///
 /// with v*scale[c] + bias[c] rounded once (a fused multiply-add, as the
-/// original computes it; without a bias, the plain product) and 1/dstScale[0]
-/// computed once in fp32 (as the original): the same bytes on every target.
-/// bias may be null. In place (dst == src) is allowed. `part` selects
-/// spatial positions.
+/// original computes it; without a bias, the plain product), 1/dstScale[0]
+/// computed once in fp32 (as the original) and Round half to even: the same
+/// bytes on every target. A NaN v (inf * 0) gives dstZero. bias may be
+/// null. In place (dst == src) is allowed. `part` selects spatial positions.
+/// Each thread keeps the work (byte maps, fixed-point plans) of its last
+/// parameter sets; QuantizedScaleContext keeps it for one set.
+///
+/// \tparam Format synetk::Nchw or synetk::Nhwc.
 template <class Format>
 struct QuantizedScale {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "QuantizedScale";
+  /// Runs the layer (formula above).
+  /// \param src Input, channels*spatial bytes in Format.
+  /// \param srcScale Pointer to the input scale; only srcScale[0] is read
+  ///   (finite, non-zero).
+  /// \param srcZero The input zero point, in [0, 255].
+  /// \param channels Channels (> 0).
+  /// \param spatial Spatial positions per channel (> 0).
+  /// \param scale channels factors (finite; 0 allowed).
+  /// \param bias channels addends (finite), or null for none.
+  /// \param dst Output, channels*spatial bytes; dst == src is allowed.
+  /// \param dstScale Pointer to the output scale; only dstScale[0] is read
+  ///   (finite, non-zero, with a finite fp32 reciprocal).
+  /// \param dstZero The output zero point, in [0, 255].
+  /// \param part The spatial positions to compute.
+  /// \throws synetk::Error (nothing written) for a null src, srcScale,
+  ///   scale, dstScale or dst, channels or spatial 0, sizes whose product or
+  ///   byte count overflows, srcScale[0] or dstScale[0] zero, infinite, NaN
+  ///   or (dstScale[0]) with an infinite reciprocal, srcZero or dstZero
+  ///   outside [0, 255], a scale[c] or bias[c] infinite or NaN, dst partly
+  ///   overlapping src, or part.begin > part.end.
   void operator()(const uint8_t* src, const float* srcScale, int srcZero, size_t channels,
                   size_t spatial, const float* scale, const float* bias, uint8_t* dst,
                   const float* dstScale, int dstZero, Range part = Range::All()) const {
@@ -335,18 +432,36 @@ struct QuantizedScale {
 
 /// QuantizedScale with its parameters fixed, as an engine's layer holds them:
 /// the constructor validates and copies them and works out once what the
-/// stateless QuantizedScale redoes on every long call: each channel's
-/// 256-entry byte map (NCHW) and fixed-point plan (SIMD targets other than
-/// SCALAR, at most 512 channels, and no lane that can be inf * 0; otherwise
-/// each long call plans as the functor does). Forward gives exactly
+/// stateless QuantizedScale otherwise works out per parameter set: each
+/// channel's 256-entry byte map (NCHW) and fixed-point plan (SIMD targets
+/// other than SCALAR, at most 512 channels, and no lane that can be inf * 0;
+/// otherwise each long call plans as the functor does). Forward gives exactly
 /// QuantizedScale's bytes; it is const and may run on several threads at once
-/// (parts). InternalBufferSize reports the bytes kept: the copied scale and
-/// bias, 256 per channel in NCHW, and about 16 KiB of plans.
+/// (parts). Not copyable.
+///
+/// \tparam Format synetk::Nchw or synetk::Nhwc.
 template <class Format>
 class QuantizedScaleContext final : public Context {
  public:
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "QuantizedScale";
 
+  /// Validates and copies the parameters (as QuantizedScale's of the same
+  /// names) and prepares the maps and plans.
+  /// \param srcScale Pointer to the input scale; only srcScale[0] is read
+  ///   (finite, non-zero).
+  /// \param srcZero The input zero point, in [0, 255].
+  /// \param channels Channels (> 0).
+  /// \param scale channels factors (finite; 0 allowed), copied.
+  /// \param bias channels addends (finite), copied, or null for none.
+  /// \param dstScale Pointer to the output scale; only dstScale[0] is read
+  ///   (finite, non-zero, with a finite fp32 reciprocal).
+  /// \param dstZero The output zero point, in [0, 255].
+  /// \throws synetk::Error for a null srcScale, scale or dstScale, channels
+  ///   0 or too large for the maps and copies to fit in a quarter of the
+  ///   address space, srcScale[0] or dstScale[0] zero, infinite, NaN or
+  ///   (dstScale[0]) with an infinite reciprocal, srcZero or dstZero outside
+  ///   [0, 255], or a scale[c] or bias[c] infinite or NaN.
   QuantizedScaleContext(const float* srcScale, int srcZero, size_t channels, const float* scale,
                         const float* bias, const float* dstScale, int dstZero) {
     using namespace detail;
@@ -375,13 +490,23 @@ class QuantizedScaleContext final : public Context {
   QuantizedScaleContext(const QuantizedScaleContext&) = delete;
   QuantizedScaleContext& operator=(const QuantizedScaleContext&) = delete;
 
+  /// \return The channel count given to the constructor.
   size_t Channels() const { return args_.channels; }
+  /// \return The bytes the context keeps: the copied scale and bias, 256 per
+  ///   channel of byte maps in NCHW, and the fixed-point plans when made.
   size_t InternalBufferSize() const {
     return maps_.size() * sizeof(detail::ByteMap) + (plans_ ? sizeof(detail::ScaleFixedPlans) : 0) +
            (scale_.size() + bias_.size()) * sizeof(float);
   }
 
-  /// src and dst: Channels() x spatial bytes in Format; dst == src allowed.
+  /// Runs QuantizedScale with the kept parameters: the same bytes.
+  /// \param src Input, Channels()*spatial bytes in Format.
+  /// \param spatial Spatial positions per channel (> 0).
+  /// \param dst Output, Channels()*spatial bytes; dst == src is allowed.
+  /// \param part The spatial positions to compute.
+  /// \throws synetk::Error (nothing written) for a null src or dst, spatial
+  ///   0, sizes whose product or byte count overflows, dst partly
+  ///   overlapping src, or part.begin > part.end.
   void Forward(const uint8_t* src, size_t spatial, uint8_t* dst, Range part = Range::All()) const {
     using namespace detail;
     ScaleArgs a = args_;
@@ -398,17 +523,53 @@ class QuantizedScaleContext final : public Context {
 };
 
 /// QuantizedShuffle (uint8), type 0 (split) or 1 (interleave); srcC0 and
-/// srcC1 must both be even and positive.
-///  type 0: src0 has srcC0 channels, src1 srcC1; X = their concatenation;
-///          dst0 = X[0], X[2], ...; dst1 = X[1], X[3], ... ((srcC0+srcC1)/2 each).
-///  type 1: src0 and src1 have (srcC0+srcC1)/2 channels each; Y = src0[0],
-///          src1[0], src0[1], ...; dst0 = Y[0, srcC0), dst1 = Y[srcC0, end).
-/// Every value is requantized from its input's (bias, norm) to (scale[0],
-/// zero) like QuantizedConcat. Outputs must not overlap inputs or each other.
-/// `part` selects spatial positions.
+/// srcC1 must both be even and positive. Channels move as whole channels
+/// (X[k] below is channel k, all its positions):
+/// - type 0: src0 has srcC0 channels, src1 srcC1; X = their concatenation;
+///   dst0 = X[0], X[2], ...; dst1 = X[1], X[3], ... ((srcC0+srcC1)/2 each).
+/// - type 1: src0 and src1 have (srcC0+srcC1)/2 channels each; Y = src0[0],
+///   src1[0], src0[1], ...; dst0 = Y[0, srcC0), dst1 = Y[srcC0, end).
+///
+/// Every value x is requantized from its own input's (bias, norm), as in
+/// QuantizedConcat:
+///
+///     dst = clamp(Round(float(x + bias) * norm[0] * scale[0]) + zero, 0, 255)
+///
+/// Outputs must not overlap inputs or each other. `part` selects spatial
+/// positions.
+///
+/// \tparam Format synetk::Nchw or synetk::Nhwc.
 template <class Format>
 struct QuantizedShuffle {
+  /// The layer's name in synetk::Error messages.
   static constexpr const char* kLayer = "QuantizedShuffle";
+  /// Runs the layer (formula above).
+  /// \param src0 First input (srcC0 channels for type 0,
+  ///   (srcC0+srcC1)/2 for type 1) x spatial bytes.
+  /// \param bias0 Added to src0's values: minus its zero point, in [-255, 0].
+  /// \param norm0 Pointer to src0's scale; only norm0[0] is read.
+  /// \param srcC0 See above (even, > 0).
+  /// \param src1 Second input (srcC1 channels for type 0,
+  ///   (srcC0+srcC1)/2 for type 1) x spatial bytes.
+  /// \param bias1 Added to src1's values: minus its zero point, in [-255, 0].
+  /// \param norm1 Pointer to src1's scale; only norm1[0] is read.
+  /// \param srcC1 See above (even, > 0).
+  /// \param spatial Spatial positions per channel (> 0).
+  /// \param dst0 First output ((srcC0+srcC1)/2 channels for type 0, srcC0
+  ///   for type 1).
+  /// \param dst1 Second output ((srcC0+srcC1)/2 channels for type 0, srcC1
+  ///   for type 1).
+  /// \param scale Pointer to the reciprocal of the output scale; only
+  ///   scale[0] is read.
+  /// \param zero The output zero point, in [0, 255].
+  /// \param type 0 (split) or 1 (interleave).
+  /// \param part The spatial positions to compute.
+  /// \throws synetk::Error (nothing written) for a type other than 0 or 1,
+  ///   an odd or zero srcC0 or srcC1, spatial 0, sizes whose sum or product
+  ///   overflows, a null src0, norm0, src1, norm1, dst0, dst1 or scale, bias0
+  ///   or bias1 outside [-255, 0], norm0[0], norm1[0] or scale[0] zero,
+  ///   infinite or NaN, zero outside [0, 255], an output overlapping an input
+  ///   or the other output, or part.begin > part.end.
   void operator()(const uint8_t* src0, int bias0, const float* norm0, size_t srcC0,
                   const uint8_t* src1, int bias1, const float* norm1, size_t srcC1,
                   size_t spatial, uint8_t* dst0, uint8_t* dst1, const float* scale, int zero,
