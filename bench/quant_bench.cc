@@ -36,10 +36,9 @@ template <typename F, typename Q>
 void BM_QuantQuantize(benchmark::State& state) {
   const size_t n = state.range(0) * state.range(1);
   // Random<T> makes binary16 values from their bits (magnitudes in [0.25,
-  // 2), 61 times that within int8). Before stop 40 this used
-  // static_cast<float16_t>(float), which on x86 (Highway 1.0.3's struct of
-  // bits) stores the float's integer part as the bits: zeros, the smallest
-  // subnormal and NaNs.
+  // 2), 61 times that within int8), not with static_cast<float16_t>(float),
+  // which on x86 (Highway 1.0.3's struct of bits) stores the float's integer
+  // part as the bits: zeros, the smallest subnormal and NaNs.
   auto src = Random<F>(n);
   Tensor<Q> dst(n);
   const float norm = 61.0f;

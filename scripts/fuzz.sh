@@ -33,8 +33,8 @@ for src in fuzz/*_fuzz.cc; do
   "./build-fuzz/$name" -max_total_time="$secs" -print_final_stats=1 "build-fuzz/corpus-$name" 2>&1 |
     grep -E "stat::number_of_executed_units|ERROR|SUMMARY|Done" || true
   # A crash leaves a crash-* (or leak-*, timeout-*) file; fail the script on
-  # any of them. (Until stop 45 one `ls` of all three patterns stood here,
-  # which fails unless every pattern matches: crashes went unreported.)
+  # any of them, pattern by pattern (one `ls` of all three patterns fails
+  # unless every pattern matches, and would leave crashes unreported).
   for f in crash-* leak-* timeout-*; do
     if [ -e "$f" ]; then echo "fuzzer $name found a failure: $f"; exit 1; fi
   done
