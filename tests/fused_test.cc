@@ -516,7 +516,7 @@ TEST_CASE("bf16 stores round denormals, ties and overflow to nearest even", "[fu
       0x00000001, 0x00007FFF, 0x00008000, 0x00018000, 0x0000FFFF, 0x007F8000, 0x007FFFFF,
       0x807FFFFF, 0x80008001, 0x00400000, 0x00800000, 0x3F808000, 0x3F818000, 0xBF808001,
       0x3F80FFFF, 0x7F7F7FFF, 0x7F7F8000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000, 0xFF800000};
-  std::mt19937 rng(7);
+  std::mt19937 rng = SeededRng(7);
   while (patterns.size() < 160) {
     const uint32_t b = static_cast<uint32_t>(rng());
     // Finite and nonzero: NaN and zeros are other tests' business.

@@ -8,6 +8,23 @@
 
 namespace synetk_test {
 
+#if CATCH_VERSION_MAJOR >= 3
+using ListenerBase = Catch::EventListenerBase;
+#else
+using ListenerBase = Catch::TestEventListenerBase;
+#endif
+
+// Reseeds Rng() for each test case (see harness.h).
+class ReseedRng : public ListenerBase {
+ public:
+  using ListenerBase::ListenerBase;
+  void testCaseStarting(const Catch::TestCaseInfo& info) override {
+    Rng() = SeededRng(HashName(info.name));
+    ListenerBase::testCaseStarting(info);
+  }
+};
+CATCH_REGISTER_LISTENER(ReseedRng)
+
 std::set<std::string>& TargetsRun() {
   static std::set<std::string> s;
   return s;
@@ -32,9 +49,12 @@ void ForEachTargetImpl(const std::function<void()>& body,
 }  // namespace synetk_test
 
 int main(int argc, char* argv[]) {
-  const int rc = Catch::Session().run(argc, argv);
+  Catch::Session session;
+  const int rc = session.run(argc, argv);
   std::printf("SIMD targets exercised:");
   for (const auto& name : synetk_test::TargetsRun()) std::printf(" %s", name.c_str());
   std::printf("\n");
+  std::printf("Random inputs seeded with --rng-seed %u\n",
+              static_cast<unsigned>(session.config().rngSeed()));
   return rc;
 }

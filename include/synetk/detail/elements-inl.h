@@ -221,7 +221,7 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToF16BitsEmulated(
   const auto small = hn::Sub(hn::BitCast(du32, smallF), magic);
   // Normal results: rebias the exponent, round to nearest even on bit 13.
   const auto odd = hn::And(hn::ShiftRight<13>(mag), hn::Set(du32, 1u));
-  const auto rebias = hn::Set(du32, static_cast<uint32_t>((15 - 127) << 23) + 0xFFFu);
+  const auto rebias = hn::Set(du32, (static_cast<uint32_t>(15 - 127) << 23) + 0xFFFu);
   const auto normal = hn::ShiftRight<13>(hn::Add(hn::Add(mag, rebias), odd));
   auto out = hn::IfThenElse(hn::RebindMask(du32, isSmall), small, normal);
   out = hn::IfThenElse(hn::RebindMask(du32, tooBig), big, out);

@@ -876,9 +876,9 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
     }
   } else {
     size_t base = 0;
-    for (size_t i = 0; i < 2; ++i) {
-      const T* src = srcs[i];
-      const size_t Ci = counts[i], pfEnd = PrefetchBound(Ci * S);
+    for (size_t k = 0; k < 2; ++k) {
+      const T* src = srcs[k];
+      const size_t Ci = counts[k], pfEnd = PrefetchBound(Ci * S);
       const float* const params[2] = {a.channel[0] + base, a.channel[1] + base};
       // Offsets are src's; dst's are base * S further. By value and
       // without vectors, as in FusedUnary. dst1's copy loads the run again

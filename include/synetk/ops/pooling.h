@@ -48,8 +48,11 @@ inline void CheckPoolAxis(const char* layer, const PoolAxis& ax) {
                           std::to_string(ax.kernel) + "): padding must be smaller than the kernel";
     Fail(layer, ax.padName, ax.pad, e.c_str());
   }
-  const unsigned __int128 lastStart = static_cast<unsigned __int128>(ax.dst - 1) * ax.stride;
-  if (lastStart >= static_cast<unsigned __int128>(ax.src) + ax.pad) {
+  // 128 bits: neither (dst - 1) * stride nor src + pad can overflow (a GCC and
+  // Clang extension; __extension__ keeps -Wpedantic quiet about it).
+  __extension__ typedef unsigned __int128 Wide;
+  const Wide lastStart = static_cast<Wide>(ax.dst - 1) * ax.stride;
+  if (lastStart >= static_cast<Wide>(ax.src) + ax.pad) {
     const std::string e = std::string("a size at which every window holds an input element: (") +
                           ax.dstName + "-1)*" + ax.strideName + " - " + ax.padName + " < " +
                           ax.srcName;

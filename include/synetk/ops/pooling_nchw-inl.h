@@ -791,7 +791,7 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
     };
     PoolHalfWidthRow<Ops>(
         d,
-        [p0, pitch, d, vert](size_t x, V& e, V& od) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        [=](size_t x, V& e, V& od) HWY_ATTR SYNETK_LAMBDA_INLINE {
           if constexpr (kBf16Avg) {
             // Columns 2i and 2i + 1 as the halves of 32-bit lane i
             // (BF16LanesToF32): no promotion shuffles, no ConcatEven/Odd.
@@ -800,7 +800,7 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
             PoolSplitColumns(d, vert, x, e, od);
           }
         },
-        [ahead, pitch, d](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        [=](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
           if constexpr (kPrefetch) {
             const size_t n = hn::Lanes(d);
             hwy::Prefetch(ahead + x);

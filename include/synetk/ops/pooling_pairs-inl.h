@@ -238,10 +238,10 @@ void PoolNchwPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
         // i (BF16LanesToF32).
         const hn::RebindToUnsigned<D> du;
         auto ldw = [&](size_t off) {
-          const auto* p = reinterpret_cast<const uint32_t*>(src + off);
-          if (!kChecked || off + 2 * N <= srcLeft) return hn::LoadU(du, p);
+          const auto* words = reinterpret_cast<const uint32_t*>(src + off);
+          if (!kChecked || off + 2 * N <= srcLeft) return hn::LoadU(du, words);
           HWY_ALIGN uint32_t buf[kMaxLanes<uint32_t>] = {};
-          if (off < srcLeft) std::memcpy(buf, p, (srcLeft - off) * sizeof(T));
+          if (off < srcLeft) std::memcpy(buf, words, (srcLeft - off) * sizeof(T));
           return hn::Load(du, buf);
         };
         for (size_t x = 0; x < W; x += 2 * N) {

@@ -222,10 +222,10 @@ HWY_INLINE void ScalePixel(DF df, const uint8_t* s, uint8_t* d, size_t c, size_t
   const hn::RebindToSigned<DF> di;
   const size_t N = hn::Lanes(df);
   // Lanes [c, c + N); kClamp: see Quantize.
-  const auto lanes = [&](size_t c, auto clamp) HWY_ATTR {
-    const auto bi = kHasBias ? hn::LoadU(df, bias + c) : hn::Zero(df);
-    return ScaleValues<kHasBias, kNaN, decltype(clamp)::value>(df, LoadQ(di, s + c),
-                                                               hn::LoadU(df, scale + c), bi, k, q);
+  const auto lanes = [&](size_t at, auto clamp) HWY_ATTR {
+    const auto bi = kHasBias ? hn::LoadU(df, bias + at) : hn::Zero(df);
+    return ScaleValues<kHasBias, kNaN, decltype(clamp)::value>(df, LoadQ(di, s + at),
+                                                               hn::LoadU(df, scale + at), bi, k, q);
   };
   const std::bool_constant<kClamp4> clamp4;
   for (; c + 4 * N <= C; c += 4 * N) {
