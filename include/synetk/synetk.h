@@ -12,7 +12,7 @@
 
 /// \mainpage synetk
 ///
-/// A header-only C++20 library of neural-network layer kernels for CPU
+/// A header-only C++17 (or later) library of neural-network layer kernels for CPU
 /// inference engines, written with Google Highway and dispatched at run time
 /// to the best SIMD target of the CPU. Include synetk/synetk.h for the
 /// functors in namespace synetk, synetk/simd.h for the original Simd
