@@ -63,7 +63,7 @@ void RunLibrary(const Case<T>& k, const T* src0, const T* src1, T* dst, T* dst1,
     case 0: synetk::FusedLayer0<T, F>()(src0, p0, p1, k.C, k.S, dst, part); break;
     case 1: synetk::FusedLayer1<T, F>()(src0, p0, p1, p2, k.C, k.S, dst, part); break;
     case 2: synetk::FusedLayer2<T, F>()(src0, p0, p1, k.C, k.S, &k.slope, dst, part); break;
-    case 3: synetk::FusedLayer3<T, F>()(src0, p0, p1, k.C, k.S, dst, part); break;
+    case 3: synetk::FusedLayer3<T, F>()(src0, /*bias=*/p1, /*scale=*/p0, k.C, k.S, dst, part); break;
     case 4: synetk::FusedLayer4<T, F>()(src0, p0, &k.scale1, &k.bias1, k.C, k.S, dst, part); break;
     case 8: synetk::FusedLayer8<T, F>()(src0, src1, p0, k.C, k.S, dst, part); break;
     case 9: synetk::FusedLayer9<T, F>()(src0, src1, p0, p1, k.C, k.C1, k.S, dst, dst1, part); break;
@@ -86,7 +86,7 @@ synetk_ref::Out Reference(const Case<T>& k, bool nhwc, std::vector<float>& plain
     case 0: return synetk_ref::Fused0(s0, p0, p1, k.C, k.S, nhwc);
     case 1: return synetk_ref::Fused1(s0, p0, p1, p2, k.C, k.S, nhwc);
     case 2: return synetk_ref::Fused2(s0, p0, p1, k.C, k.S, &k.slope, nhwc);
-    case 3: return synetk_ref::Fused3(s0, p0, p1, k.C, k.S, nhwc);
+    case 3: return synetk_ref::Fused3(s0, /*bias=*/p1, /*scale=*/p0, k.C, k.S, nhwc);
     case 4: return synetk_ref::Fused4(s0, p0, &k.scale1, &k.bias1, k.C, k.S, nhwc);
     case 8: return synetk_ref::Fused8(s0, s1, p0, k.C, k.S, nhwc);
     default: return synetk_ref::Fused9(s0, s1, p0, p1, k.C, k.C1, k.S, nhwc, plain);
@@ -103,7 +103,7 @@ void CheckAgainstReference(const std::vector<T>& got, const synetk_ref::Out& ref
     const double g = TestElem<T>::ToFloat(got[i]);
     const double r = ref.val[i];
     // f16 outputs below 2^-14 are subnormal: their ulp is 2^-24 absolute
-    // (as in pooling_test.cc), which the relative kUlp does not cover.
+    // (as in pooling_common.h), which the relative kUlp does not cover.
     const double subnormalUlp = std::is_same_v<T, F16> ? std::ldexp(1.0, -24) : 0.0;
     const double tol = 4.0 * std::ldexp(1.0, -24) * ref.mag[i] +
                        TestElem<T>::kUlp * std::fabs(r) + subnormalUlp + 1e-30;
@@ -577,11 +577,11 @@ TEST_CASE("fused layers accept user element types", "[fused][custom]") {
       std::memcpy(src.data(), k.src0.data(), src.size() * 2);
       std::vector<BF16> expect(C * S);
       if (nhwc) {
-        synetk::FusedLayer3<MyBf16, synetk::Nhwc>()(src.data(), k.p1.data(), k.p0.data(), C, S, dst.data());
-        synetk::FusedLayer3<BF16, synetk::Nhwc>()(k.src0.data(), k.p1.data(), k.p0.data(), C, S, expect.data());
+        synetk::FusedLayer3<MyBf16, synetk::Nhwc>()(src.data(), k.p0.data(), k.p1.data(), C, S, dst.data());
+        synetk::FusedLayer3<BF16, synetk::Nhwc>()(k.src0.data(), k.p0.data(), k.p1.data(), C, S, expect.data());
       } else {
-        synetk::FusedLayer3<MyBf16, synetk::Nchw>()(src.data(), k.p1.data(), k.p0.data(), C, S, dst.data());
-        synetk::FusedLayer3<BF16, synetk::Nchw>()(k.src0.data(), k.p1.data(), k.p0.data(), C, S, expect.data());
+        synetk::FusedLayer3<MyBf16, synetk::Nchw>()(src.data(), k.p0.data(), k.p1.data(), C, S, dst.data());
+        synetk::FusedLayer3<BF16, synetk::Nchw>()(k.src0.data(), k.p0.data(), k.p1.data(), C, S, expect.data());
       }
       REQUIRE(std::memcmp(dst.data(), expect.data(), dst.size() * 2) == 0);
 
@@ -592,13 +592,127 @@ TEST_CASE("fused layers accept user element types", "[fused][custom]") {
         fsrc[i].raw = static_cast<int16_t>(static_cast<int>(Rng()() % 2048) - 1024);
         fin[i] = fsrc[i].raw / 256.0f;
       }
-      if (nhwc) synetk::FusedLayer3<Fixed88, synetk::Nhwc>()(fsrc.data(), k.p1.data(), k.p0.data(), C, S, fdst.data());
-      else synetk::FusedLayer3<Fixed88, synetk::Nchw>()(fsrc.data(), k.p1.data(), k.p0.data(), C, S, fdst.data());
-      const auto ref = synetk_ref::Fused3(fin, k.p1.data(), k.p0.data(), C, S, nhwc);
+      if (nhwc) synetk::FusedLayer3<Fixed88, synetk::Nhwc>()(fsrc.data(), k.p0.data(), k.p1.data(), C, S, fdst.data());
+      else synetk::FusedLayer3<Fixed88, synetk::Nchw>()(fsrc.data(), k.p0.data(), k.p1.data(), C, S, fdst.data());
+      const auto ref = synetk_ref::Fused3(fin, k.p0.data(), k.p1.data(), C, S, nhwc);
       for (size_t i = 0; i < fdst.size(); ++i) {
         INFO("element " << i);
         REQUIRE(std::fabs(fdst[i].raw / 256.0 - ref.val[i]) <= 0.5 / 256 + 1e-6);
       }
+    }
+  });
+}
+
+// Each parameter's role, from hand-computed values (the Simd Library's
+// implementation, as the engine Synet calls it): bias and scale arrays are
+// different in every channel, so exchanging any two arguments changes the
+// outputs. C = 2 channels, S = 2 positions; values listed in NCHW order.
+TEST_CASE("fused parameters play their documented roles", "[fused][simd]") {
+  using namespace synetk::simd;
+  const size_t C = 2, S = 2;
+  const std::vector<float> src = {-2, 3, -1, 4};  // c0: -2, 3; c1: -1, 4
+  // NHWC copy of an NCHW tensor of `channels` channels (S positions).
+  auto toNhwc = [&](const std::vector<float>& v, size_t channels) {
+    std::vector<float> t(v.size());
+    for (size_t c = 0; c < channels; ++c)
+      for (size_t s = 0; s < S; ++s) t[s * channels + c] = v[c * S + s];
+    return t;
+  };
+  // Runs `run(format, F, src, dst)` through the functor and the compat
+  // entry point, and compares both with `want` (NCHW order).
+  auto check = [&](const char* what, size_t outChannels, const std::vector<float>& want,
+                   auto run) {
+    for (const bool nhwc : {false, true}) {
+      INFO(what << (nhwc ? " NHWC" : " NCHW"));
+      const auto in = nhwc ? toNhwc(src, C) : src;
+      const auto expect = nhwc ? toNhwc(want, outChannels) : want;
+      std::vector<float> native(want.size()), compat(want.size());
+      if (nhwc) run(SimdTensorFormatNhwc, synetk::Nhwc(), in, native, compat);
+      else run(SimdTensorFormatNchw, synetk::Nchw(), in, native, compat);
+      for (size_t i = 0; i < want.size(); ++i) {
+        INFO("element " << i);
+        CHECK(std::fabs(native[i] - expect[i]) <= 1e-6f);
+        CHECK(std::fabs(compat[i] - expect[i]) <= 1e-6f);
+      }
+    }
+  };
+  const std::vector<float> bias = {0.5f, -0.25f}, scale = {0.1f, 0.2f}, bias1 = {10, 20};
+  SYNETK_FOR_EACH_TARGET([&] {
+    // x = src + bias[c]; (x - |x|)*scale[c] + max(0, x)
+    check("type 0", C, {-0.3f, 3.5f, -0.5f, 3.75f}, [&](auto fmt, auto f, auto& in, auto& a, auto& b) {
+      synetk::FusedLayer0<float, decltype(f)>()(in.data(), bias.data(), scale.data(), C, S, a.data());
+      SimdSynetFusedLayerForward0(in.data(), bias.data(), scale.data(), C, S, b.data(), fmt);
+    });
+    // x = src + bias0[c]; max(0, -x)*scale1[c] + bias1[c] + max(0, x)
+    check("type 1", C, {10.15f, 13.5f, 20.25f, 23.75f}, [&](auto fmt, auto f, auto& in, auto& a, auto& b) {
+      synetk::FusedLayer1<float, decltype(f)>()(in.data(), bias.data(), scale.data(), bias1.data(), C, S,
+                                                a.data());
+      SimdSynetFusedLayerForward1(in.data(), bias.data(), scale.data(), bias1.data(), C, S, b.data(), fmt);
+    });
+    // x = src*scale[c] + bias[c]; max(0, x) + min(0, x)*slope[0]
+    const std::vector<float> scale2 = {0.5f, 2}, bias2 = {0.25f, -1};
+    const float slope = 0.1f;
+    check("type 2", C, {-0.075f, 1.75f, -0.3f, 7}, [&](auto fmt, auto f, auto& in, auto& a, auto& b) {
+      synetk::FusedLayer2<float, decltype(f)>()(in.data(), scale2.data(), bias2.data(), C, S, &slope,
+                                                a.data());
+      SimdSynetFusedLayerForward2(in.data(), scale2.data(), bias2.data(), C, S, &slope, b.data(), fmt);
+    });
+    // x = src + bias[c]; max(0, x) + min(0, x)*scale[c]: bias second, scale third
+    check("type 3", C, {-0.15f, 3.5f, -0.25f, 3.75f}, [&](auto fmt, auto f, auto& in, auto& a, auto& b) {
+      synetk::FusedLayer3<float, decltype(f)>()(in.data(), bias.data(), scale.data(), C, S, a.data());
+      SimdSynetFusedLayerForward3(in.data(), bias.data(), scale.data(), C, S, b.data(), fmt);
+    });
+    // A per-channel PReLU: zero bias, then the slopes.
+    const std::vector<float> zeros = {0, 0};
+    check("type 3 PReLU", C, {-0.2f, 3, -0.2f, 4}, [&](auto fmt, auto f, auto& in, auto& a, auto& b) {
+      synetk::FusedLayer3<float, decltype(f)>()(in.data(), zeros.data(), scale.data(), C, S, a.data());
+      SimdSynetFusedLayerForward3(in.data(), zeros.data(), scale.data(), C, S, b.data(), fmt);
+    });
+    // max(0, src + bias0[c]), then max(0, x*scale1[0] + bias1[0])
+    const float scale4 = -2, bias4 = 1;
+    check("type 4", 2 * C, {0, 3.5f, 0, 3.75f, 4, 0, 3.5f, 0}, [&](auto fmt, auto f, auto& in, auto& a, auto& b) {
+      synetk::FusedLayer4<float, decltype(f)>()(in.data(), bias.data(), &scale4, &bias4, C, S, a.data());
+      SimdSynetFusedLayerForward4(in.data(), bias.data(), &scale4, &bias4, C, S, b.data(), fmt);
+    });
+    // src0 + src1*src2[c]
+    const std::vector<float> mul = {1, 2, 3, 4}, src2 = {10, 100};
+    check("type 8", C, {8, 23, 299, 404}, [&](auto fmt, auto f, auto& in, auto& a, auto& b) {
+      const auto m = fmt == SimdTensorFormatNhwc ? toNhwc(mul, C) : mul;
+      synetk::FusedLayer8<float, decltype(f)>()(in.data(), m.data(), src2.data(), C, S, a.data());
+      SimdSynetFusedLayerForward8(in.data(), m.data(), src2.data(), C, S, b.data(), fmt);
+    });
+  });
+}
+
+// Type 9 concatenates two inputs: max(0, v*scale[c] + bias[c]) with c the
+// output channel, and the plain concatenation into dst1.
+TEST_CASE("fused type 9 parameters play their documented roles", "[fused][simd]") {
+  using namespace synetk::simd;
+  const size_t S = 2;
+  const std::vector<float> src0 = {-2, 3}, src1 = {-1, 4}, scale = {2, 3}, bias = {1, 10};
+  const std::vector<float> want = {0, 7, 7, 22}, plain = {-2, 3, -1, 4};  // NCHW
+  SYNETK_FOR_EACH_TARGET([&] {
+    for (const auto format : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+      const bool nhwc = format == SimdTensorFormatNhwc;
+      std::vector<float> a0(4), a1(4), b0(4), b1(4);
+      if (nhwc) {
+        synetk::FusedLayer9<float, synetk::Nhwc>()(src0.data(), src1.data(), scale.data(), bias.data(), 1, 1,
+                                                   S, a0.data(), a1.data());
+      } else {
+        synetk::FusedLayer9<float, synetk::Nchw>()(src0.data(), src1.data(), scale.data(), bias.data(), 1, 1,
+                                                   S, a0.data(), a1.data());
+      }
+      SimdSynetFusedLayerForward9(src0.data(), src1.data(), scale.data(), bias.data(), 1, 1, S, b0.data(),
+                                  b1.data(), format);
+      for (size_t c = 0; c < 2; ++c)
+        for (size_t s = 0; s < S; ++s) {
+          const size_t i = nhwc ? s * 2 + c : c * S + s;
+          INFO((nhwc ? "NHWC" : "NCHW") << " c " << c << " s " << s);
+          CHECK(a0[i] == want[c * S + s]);
+          CHECK(b0[i] == want[c * S + s]);
+          CHECK(a1[i] == plain[c * S + s]);
+          CHECK(b1[i] == plain[c * S + s]);
+        }
     }
   });
 }

@@ -328,7 +328,8 @@ void CheckOutOfRange(const Shape& s) {
                                       s.idxCount, true);
       CheckThrowsNaming([&] { gc.SetIndex(idx.data()); }, needle.str());
       CHECK(gc.InternalBufferSize() == 0);
-      CheckThrowsNaming([&] { gc.Forward(src.data(), idx.data(), dst.data()); }, "SetIndex");
+      // Without SetIndex, Forward reads (and checks) the index it is given.
+      CheckThrowsNaming([&] { gc.Forward(src.data(), idx.data(), dst.data()); }, needle.str());
       REQUIRE(std::memcmp(dst.data(), before.data(), n * sizeof(T)) == 0);
       REQUIRE(dst.GuardsIntact());
     }
@@ -380,8 +381,8 @@ TEST_CASE("GatherElements bad arguments", "[gather]") {
     REQUIRE(dst.GuardsIntact());
 
     G gc(outer, 2, 4, 2, 3, true);
-    CheckThrowsNaming([&] { gc.Forward(src.data(), idx.data(), dst.data()); },
-                "GatherElements: SetIndex = not called");
+    // Before SetIndex a constant-index context reads the index it is given.
+    CheckThrowsNaming([&] { gc.Forward(src.data(), nullptr, dst.data()); }, "GatherElements: idx = null");
     CheckThrowsNaming([&] { gc.SetIndex(nullptr); }, "GatherElements: idx = null");
     // A failed SetIndex keeps the previous index.
     gc.SetIndex(idx.data());
@@ -437,19 +438,27 @@ void CheckCompat(synetk::simd::SimdTensorDataType dataType, synetk::simd::SimdTe
   const auto idx = MakeIndices<I>(s, IndexKind::kRowUniform);
   std::vector<T> want(s.DstSize());
   synetk_ref::GatherElements(src.data(), idx.data(), want.data(), s.Outer(), 7, 5, 6);
+  // Another valid index: SetIndex on a non-constant context must ignore it.
+  const auto other = MakeIndices<I>(s, IndexKind::kRandom);
   for (SimdBool indexConst : {SimdFalse, SimdTrue}) {
-    void* c = SimdSynetGatherElementsInit(dataType, indexType, indexConst, 1, outer, 3, 7, 5, 6);
-    REQUIRE(c != nullptr);
-    std::unique_ptr<void, void (*)(void*)> guard(c, SimdRelease);
-    const auto* i8 = reinterpret_cast<const uint8_t*>(idx.data());
-    if (indexConst) SimdSynetGatherElementsSetIndex(c, i8);
-    if (!indexConst) CHECK(SimdSynetGatherElementsInternalBufferSize(c) == 0);
-    if (indexConst) CHECK(SimdSynetGatherElementsInternalBufferSize(c) > 0);
-    Guarded<T> dst(s.DstSize());
-    SimdSynetGatherElementsForward(c, reinterpret_cast<const uint8_t*>(src.data()), i8,
-                                   reinterpret_cast<uint8_t*>(dst.data()));
-    REQUIRE(std::memcmp(dst.data(), want.data(), want.size() * sizeof(T)) == 0);
-    REQUIRE(dst.GuardsIntact());
+    for (const bool setIndex : {false, true}) {
+      INFO("indexConst " << indexConst << " SetIndex " << setIndex);
+      void* c = SimdSynetGatherElementsInit(dataType, indexType, indexConst, 1, outer, 3, 7, 5, 6);
+      REQUIRE(c != nullptr);
+      std::unique_ptr<void, void (*)(void*)> guard(c, SimdRelease);
+      const auto* i8 = reinterpret_cast<const uint8_t*>(idx.data());
+      if (setIndex) {
+        SimdSynetGatherElementsSetIndex(c, indexConst ? i8 : reinterpret_cast<const uint8_t*>(other.data()));
+      }
+      // SetIndex is optional for a constant index and ignored otherwise, as in Simd.
+      const bool analysed = indexConst && setIndex;
+      CHECK((SimdSynetGatherElementsInternalBufferSize(c) > 0) == analysed);
+      Guarded<T> dst(s.DstSize());
+      SimdSynetGatherElementsForward(c, reinterpret_cast<const uint8_t*>(src.data()), i8,
+                                     reinterpret_cast<uint8_t*>(dst.data()));
+      REQUIRE(std::memcmp(dst.data(), want.data(), want.size() * sizeof(T)) == 0);
+      REQUIRE(dst.GuardsIntact());
+    }
   }
 }
 
@@ -475,6 +484,10 @@ TEST_CASE("GatherElements synetk::simd entry points", "[gather]") {
   REQUIRE(c != nullptr);
   float src[8] = {0, 1, 2, 3, 4, 5, 6, 7}, dst[6] = {};
   const int32_t idx[6] = {0, -4, 3, 1, 4, 2};
+  // A non-constant context ignores SetIndex without reading it, as Simd does.
+  SimdSynetGatherElementsSetIndex(c, nullptr);
+  SimdSynetGatherElementsSetIndex(c, reinterpret_cast<const uint8_t*>(idx));
+  CHECK(SimdSynetGatherElementsInternalBufferSize(c) == 0);
   CheckThrowsNaming([&] {
     SimdSynetGatherElementsForward(c, reinterpret_cast<uint8_t*>(src), reinterpret_cast<const uint8_t*>(idx),
                                    reinterpret_cast<uint8_t*>(dst));
