@@ -52,10 +52,34 @@ std::string& TargetNow() {
   return t;
 }
 
+// simd-peer's library (docs/peer-simd.md) lets a program choose Simd's ISA:
+// 0 the best the CPU runs, 1 plain C, 2 SSE4.1, 3 AVX2, 4 AVX-512BW. Each
+// synetk target is compared with Simd's code of the same vector ISA (an
+// engine on such a CPU runs that pair), which matters where Simd's AVX2 and
+// AVX-512 code fuse a multiply-add that its SSE4.1 and plain C code round
+// twice. Absent in another build of Simd: then every target is compared with
+// Simd's best.
+extern "C" __attribute__((weak)) int simd_peer_isa;
+
+int SimdIsaFor(int64_t target) {
+  const std::string name = hwy::TargetName(target);
+  if (name.rfind("AVX3", 0) == 0) return 4;
+  if (name == "AVX2") return 3;
+  if (name == "SSE4" || name == "SSSE3") return 2;
+  return 1;
+}
+const char* SimdIsaName(int isa) {
+  static const char* names[] = {"best", "plain C", "SSE4.1", "AVX2", "AVX-512BW"};
+  return names[isa];
+}
+
 // Simd picks its code by CPU: AVX-512BW, else AVX2, else SSE4.1.
 const bool kSimdAvx512 = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
                          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd");
 const bool kSimdAvx2Path = !kSimdAvx512 && __builtin_cpu_supports("avx2");
+
+// Whether Simd runs its AVX2 code now.
+bool SimdRunsAvx2() { return &simd_peer_isa != nullptr && simd_peer_isa != 0 ? simd_peer_isa == 3 : kSimdAvx2Path; }
 
 std::mt19937& Rng() {
   static std::mt19937 rng(20261201);
@@ -129,7 +153,9 @@ std::vector<Stat>& Stats() {
 Stat& StatOf(const std::string& name) {
   for (auto& s : Stats())
     if (s.name == name) return s;
-  Stats().push_back(Stat{name});
+  Stat s;
+  s.name = name;
+  Stats().push_back(s);
   return Stats().back();
 }
 void Skip(const std::string& fn) { ++StatOf(fn).skipped; }
@@ -437,7 +463,7 @@ void PoolingCase(int op, const PoolGeom& g, bool nhwc) {
   }
   // AVX2 SynetPoolingMax32f NHWC with fewer than 8 channels writes nothing
   // (PEERS.md, "AVX2 SynetPoolingMax32f, NHWC with fewer than 8 channels").
-  if (op == 0 && nhwc && g.C < 8 && kSimdAvx2Path) {
+  if (op == 0 && nhwc && g.C < 8 && SimdRunsAvx2()) {
     Skip(fn);
     return;
   }
@@ -722,15 +748,18 @@ void GatherCases() {
 }  // namespace
 
 int main() {
-  std::printf("Simd dispatch: %s\n", kSimdAvx512 ? "AVX-512BW" : kSimdAvx2Path ? "AVX2" : "SSE4.1 or plain C");
-  std::printf("synetk targets:");
+  std::printf("Simd's best on this CPU: %s\n", kSimdAvx512 ? "AVX-512BW" : kSimdAvx2Path ? "AVX2" : "SSE4.1 or plain C");
+  const bool chooseIsa = &simd_peer_isa != nullptr;
+  std::printf("synetk target (Simd ISA):");
   for (int64_t t : hwy::SupportedAndGeneratedTargets()) {
     hwy::SetSupportedTargetsForTest(t);
     if (synetk::ChosenTarget() != t) {
       std::printf("\nsynetk did not dispatch to %s\n", hwy::TargetName(t));
       return 2;
     }
-    TargetNow() = hwy::TargetName(t);
+    const int isa = chooseIsa ? SimdIsaFor(t) : 0;
+    if (chooseIsa) simd_peer_isa = isa;
+    TargetNow() = std::string(hwy::TargetName(t)) + " (Simd " + SimdIsaName(isa) + ")";
     std::printf(" %s", TargetNow().c_str());
     FusedCases();
     NormalizeCases();
@@ -739,6 +768,7 @@ int main() {
     GatherCases();
   }
   hwy::SetSupportedTargetsForTest(0);
+  if (chooseIsa) simd_peer_isa = 0;
   std::printf("\n");
   size_t cases = 0, differing = 0;
   for (const auto& s : Stats()) {
