@@ -217,7 +217,7 @@ std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
         if (p == k / 2 && p == 0 && k > 1) continue;
         v.push_back(Geom2D(3, 9, 10, k, k, s, s, p, p, (k + s) % 2 == 0, (k + s) % 2 == 1));
       }
-  std::mt19937 rng(2024);
+  std::mt19937 rng = SeededRng(2024);
   auto pick = [&](size_t lo, size_t hi) { return lo + rng() % (hi - lo + 1); };
   for (int i = 0; i < 40; ++i) {
     const size_t kY = pick(1, 7), kX = pick(1, 7);
@@ -456,7 +456,7 @@ TEMPLATE_TEST_CASE("pooling average of negative zeros is +0", "[pooling]", float
 TEMPLATE_TEST_CASE("pooling max 3D matches the reference on every target", "[pooling]", float,
                    uint8_t) {
   SYNETK_FOR_EACH_TARGET([] {
-    std::mt19937 rng(77);
+    std::mt19937 rng = SeededRng(77);
     auto pick = [&](size_t lo, size_t hi) { return lo + rng() % (hi - lo + 1); };
     for (size_t C : {1, 2, 3, 5, 16, 17, 33}) {
       for (size_t kC = 1; kC <= 3; ++kC)
