@@ -15,8 +15,8 @@
 TuReport TU_ENTRY() {
   TuReport r;
   r.abi = SYNETK_TEST_STR(SYNETK_ABI);
-  using Cfg = synetk::detail::FusedCfg<3, float, synetk::Nchw>;
 #if HWY_TARGETS & HWY_SSE4
+  using Cfg = synetk::detail::FusedCfg<3, float, synetk::Nchw>;
   r.sse4Kernel = reinterpret_cast<const void*>(&synetk::N_SSE4::FusedKernel<Cfg>);
 #endif
   const size_t C = 5, S = 37;
