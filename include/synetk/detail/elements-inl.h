@@ -433,20 +433,18 @@ HWY_INLINE void PrefetchAhead(const T* p, size_t i, size_t n) {
   }
 }
 
-// PrefetchAhead's n for a stream of n elements: n where the CPU wants
-// software prefetches (detail::softwarePrefetch), else 0 (none). Called once
-// per call, outside the loops: the flag read in them is reloaded after
-// every vector store (which may alias it). bench:
-// BM_Fused<float>/type:4/C:64/HW:3136/nhwc:0.
-HWY_INLINE size_t PrefetchBound(size_t n) { return detail::softwarePrefetch ? n : 0; }
+// PrefetchAhead's n for a stream of n elements: n where the call prefetches
+// (`prefetch`, from detail::PrefetchCall), else 0 (none). Called once per
+// call, outside the loops. bench: BM_Fused<float>/type:4/C:64/HW:3136/nhwc:0.
+HWY_INLINE size_t PrefetchBound(size_t n, bool prefetch) { return prefetch ? n : 0; }
 
 // Calls body(std::bool_constant<kPlain>()): the kPlain instance (see
 // StoreF32Streaming) where the call neither streams (`stream`) nor
-// prefetches (detail::softwarePrefetch), the other one otherwise. Once per
-// call, outside the loops.
+// prefetches (`prefetch`, from detail::PrefetchCall), the other one
+// otherwise. Once per call, outside the loops.
 template <class Body>
-HWY_INLINE void WithPlainInstance(bool stream, const Body& body) {
-  if (stream || detail::softwarePrefetch) {
+HWY_INLINE void WithPlainInstance(bool stream, bool prefetch, const Body& body) {
+  if (stream || prefetch) {
     body(std::false_type());
   } else {
     body(std::true_type());

@@ -29,6 +29,7 @@ struct FusedArgs {
   bool stream = false;               // non-temporal stores (larger than the cache)
   bool cached = false;               // small enough to be read from the cache
   bool intel = false;                // an Intel CPU (loop order on AVX-512)
+  bool prefetch = false;             // software prefetch (detail::PrefetchCall)
 };
 
 // Whole-call traffic (in + out) up to which a fused call's tensors are taken
@@ -265,7 +266,7 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
   const T* src = a.src0;
   T* dst = a.dst0;
   const bool stream = !kPlain && a.stream;
-  const size_t pfEnd = PrefetchBound(a.channels * a.spatial);
+  const size_t pfEnd = PrefetchBound(a.channels * a.spatial, a.prefetch);
   // The run's halves (RunOps) capture by value: the NHWC orders run them out
   // of line, where captured references would be reloaded around every
   // store. They capture no vector (SVE vectors are sizeless: GCC 12 crashed
@@ -355,7 +356,7 @@ HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
   const T* src = a.src0;
   T* dst = a.dst0;
   const bool stream = !kPlain && a.stream;
-  const size_t pfEnd = PrefetchBound(C * S);
+  const size_t pfEnd = PrefetchBound(C * S, a.prefetch);
   // The two halves of the output, from x = src + bias0[c]. These lambdas
   // and the NHWC ones capture by value and no vector, as in Fused9.
   const auto first = [=](V x) HWY_ATTR SYNETK_LAMBDA_INLINE { return hn::Max(hn::Zero(df), x); };
@@ -481,7 +482,7 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
   const T* src1 = a.src1;
   T* dst = a.dst0;
   const bool stream = !kPlain && a.stream;
-  const size_t pfEnd = PrefetchBound(a.channels * a.spatial);
+  const size_t pfEnd = PrefetchBound(a.channels * a.spatial, a.prefetch);
   // With two inputs, prefetching past a pixel group's lead (pf) is slower
   // from DRAM, so each run prefetches ahead of itself. bench:
   // BM_Fused<float>/type:8/C:256/HW:12544/nhwc:1.
@@ -620,8 +621,16 @@ HWY_NOINLINE void Fused9PixelsInRegisters(DF df, const detail::FusedArgs<T>& a) 
   static_assert(!kPairs || (kR0 % 2 == 0 && kR1 % 2 == 0), "whole pairs of vectors");
   const size_t N = hn::Lanes(df);
   const size_t C0 = a.channels, C1 = a.channels1, C = C0 + C1;
-  const Fused9Pixels<T, kPlain> g{a.src0, a.src1, a.dst0, a.dst1, C0, C1, N,
-                          PrefetchBound(C0 * a.spatial), PrefetchBound(C1 * a.spatial), a.stream};
+  const Fused9Pixels<T, kPlain> g{a.src0,
+                                  a.src1,
+                                  a.dst0,
+                                  a.dst1,
+                                  C0,
+                                  C1,
+                                  N,
+                                  PrefetchBound(C0 * a.spatial, a.prefetch),
+                                  PrefetchBound(C1 * a.spatial, a.prefetch),
+                                  a.stream};
   HWY_ALIGN float split[2][kPairs ? 8 * kMaxLanes<float> : 1];
   const float* scale = a.channel[0];
   const float* bias = a.channel[1];
@@ -724,7 +733,8 @@ HWY_NOINLINE void Fused9PixelGroups(DF df, const detail::FusedArgs<T>& a) {
   T* const dst0 = a.dst0;
   T* const dst1 = a.dst1;
   const bool stream = !kPlain && a.stream;
-  const size_t pfEnd0 = PrefetchBound(C0 * a.spatial), pfEnd1 = PrefetchBound(C1 * a.spatial);
+  const size_t pfEnd0 = PrefetchBound(C0 * a.spatial, a.prefetch);
+  const size_t pfEnd1 = PrefetchBound(C1 * a.spatial, a.prefetch);
   const auto put = [&](V v, V sc, V bi, size_t o) HWY_ATTR SYNETK_LAMBDA_INLINE {
     StoreF32Streaming<kPlain>(df, hn::Max(hn::Zero(df), hn::MulAdd(v, sc, bi)), dst0 + o,
                               stream);
@@ -805,7 +815,7 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
       for (size_t s = a.sBegin; s < a.sEnd; ++s) {
         size_t base = 0;
         for (size_t i = 0; i < 2; ++i) {
-          const size_t Ci = counts[i], pfEnd = PrefetchBound(Ci * S);
+          const size_t Ci = counts[i], pfEnd = PrefetchBound(Ci * S, a.prefetch);
           const T* const src = srcs[i];
           const T* const in = src + s * Ci;
           const size_t o = s * C + base;
@@ -838,7 +848,7 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
       const size_t se = HWY_MIN(sb + block, a.sEnd);
       size_t base = 0;
       for (size_t i = 0; i < 2; ++i) {
-        const size_t Ci = counts[i], pfEnd = PrefetchBound(Ci * S);
+        const size_t Ci = counts[i], pfEnd = PrefetchBound(Ci * S, a.prefetch);
         const T* const in = srcs[i];
         if constexpr (kBF16Pairs<T>) {
           if (pairs) {
@@ -878,7 +888,7 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
     size_t base = 0;
     for (size_t k = 0; k < 2; ++k) {
       const T* src = srcs[k];
-      const size_t Ci = counts[k], pfEnd = PrefetchBound(Ci * S);
+      const size_t Ci = counts[k], pfEnd = PrefetchBound(Ci * S, a.prefetch);
       const float* const params[2] = {a.channel[0] + base, a.channel[1] + base};
       // Offsets are src's; dst's are base * S further. By value and
       // without vectors, as in FusedUnary. dst1's copy loads the run again
@@ -929,7 +939,7 @@ void FusedKernel(const detail::FusedArgs<typename Cfg::Elem>& a) {
       Fused9<T, Format, kPlain>(df, a);
     }
   };
-  WithPlainInstance(a.stream, run);
+  WithPlainInstance(a.stream, a.prefetch, run);
   // Non-temporal stores are weakly ordered: make them visible before the
   // caller (or another thread it signals) reads dst.
   if (a.stream) hwy::FlushStream();

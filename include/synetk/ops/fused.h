@@ -39,6 +39,7 @@ inline void RunFused(FusedArgs<T>& a, Range part, const char* layer) {
   const size_t inputs = kType == 8 ? 2 : 1;
   const size_t bytes = (inputs * (a.channels + a.channels1) + outChannels) * a.spatial * sizeof(T);
   a.stream = PreferStreamingStores(bytes);
+  a.prefetch = detail::PrefetchCall(bytes);
   a.cached = bytes <= kCachedFusedBytes;
   a.intel = detail::IsIntelCpu();
   // Where the two layouts coincide, the kernel that sees one contiguous row

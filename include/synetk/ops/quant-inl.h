@@ -789,7 +789,9 @@ HWY_INLINE void DequantFormula(const Q* HWY_RESTRICT src, size_t size, int32_t b
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
   const size_t N = hn::Lanes(df);
-  const size_t pfEnd = PrefetchBound(size);
+  // The instance that streams also prefetches where the CPU wants it (a
+  // streaming call is far above detail::kPrefetchMinBytes).
+  const size_t pfEnd = PrefetchBound(size, !kPlain && detail::softwarePrefetch);
   size_t i = 0;
   for (; i + 4 * N <= size; i += 4 * N) {
     PrefetchAheadLines<kPlain>(src, i, 4 * N, pfEnd);
@@ -878,7 +880,9 @@ void DequantKernel(const detail::DequantArgs<typename Cfg::Quant, typename Cfg::
     done = DequantLookup16(a.src, a.size, a.bias, a.norm, a.dst);
   }
 #endif
-  WithPlainInstance(a.stream, [&](auto plain) HWY_ATTR {
+  const bool prefetch = detail::PrefetchCall(a.size * (sizeof(typename Cfg::Quant) +
+                                                       sizeof(typename Cfg::Float)));
+  WithPlainInstance(a.stream, prefetch, [&](auto plain) HWY_ATTR {
     DequantFormula<decltype(plain)::value>(a.src + done, a.size - done, a.bias, a.norm, a.stream,
                                            a.dst + done);
   });
@@ -901,7 +905,7 @@ HWY_INLINE void QuantLinear(const detail::QuantArgs<typename Cfg::Float, typenam
   [[maybe_unused]] const int32_t zero = a.zero;
   const typename Cfg::Float* HWY_RESTRICT const src = a.src;
   Q* HWY_RESTRICT const dst = a.dst;
-  const size_t size = a.size, pfEnd = PrefetchBound(size);
+  const size_t size = a.size, pfEnd = PrefetchBound(size, !kPlain);
   const auto scale = [&](hn::Vec<D> x) HWY_ATTR { return hn::Mul(x, hn::Set(df, norm)); };
   // Blocks of four vectors go through StoreQ4Rounded, and only those with a
   // NaN or |v| >= 2^31 through Quantize's NaN test and clamp: the common
@@ -951,7 +955,9 @@ HWY_INLINE void QuantLinear(const detail::QuantArgs<typename Cfg::Float, typenam
 
 template <class Cfg>
 void QuantKernel(const detail::QuantArgs<typename Cfg::Float, typename Cfg::Quant>& a) {
-  WithPlainInstance(false, [&](auto plain) HWY_ATTR {
+  const bool prefetch = detail::PrefetchCall(a.size * (sizeof(typename Cfg::Float) +
+                                                       sizeof(typename Cfg::Quant)));
+  WithPlainInstance(false, prefetch, [&](auto plain) HWY_ATTR {
     QuantLinear<decltype(plain)::value, Cfg>(a);
   });
 }

@@ -1101,7 +1101,7 @@ HWY_INLINE void ScaleNhwc(const detail::ScaleArgs& a, const ScaleParams& k,
   const size_t C = a.channels;
   const uint8_t* const src = a.src + a.sBegin * C;
   uint8_t* const dst = a.dst + a.sBegin * C;
-  const size_t n = (a.sEnd - a.sBegin) * C, pfEnd = PrefetchBound(n);
+  const size_t n = (a.sEnd - a.sBegin) * C, pfEnd = PrefetchBound(n, detail::PrefetchCall(2 * n));
   for (size_t i = 0; i < n; i += C) {
     PrefetchAheadLines(src, i, C, pfEnd);
     ScalePixel<kHasBias, kNaN, kClamp4>(df, src + i, dst + i, 0, C, scale, bias, k, q);
