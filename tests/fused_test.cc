@@ -103,7 +103,7 @@ void CheckAgainstReference(const std::vector<T>& got, const synetk_ref::Out& ref
     const double g = TestElem<T>::ToFloat(got[i]);
     const double r = ref.val[i];
     // f16 outputs below 2^-14 are subnormal: their ulp is 2^-24 absolute
-    // (as in pooling_common.h), which the relative kUlp does not cover.
+    // (as in pooling_test.cc), which the relative kUlp does not cover.
     const double subnormalUlp = std::is_same_v<T, F16> ? std::ldexp(1.0, -24) : 0.0;
     const double tol = 4.0 * std::ldexp(1.0, -24) * ref.mag[i] +
                        TestElem<T>::kUlp * std::fabs(r) + subnormalUlp + 1e-30;
