@@ -78,7 +78,7 @@ void BM_Fused(benchmark::State& state) {
 
 // Shapes from real networks: cache-resident, odd, L2/L3-sized.
 const std::pair<int, int> kShapes[] = {{32, 16 * 16},  {64, 56 * 56},   {256, 28 * 28},
-                                       {24, 75 * 75},  {256, 112 * 112}};
+                                       {24, 75 * 75},  {256, 112 * 112}, {512, 7 * 7}};
 
 void FusedArgs(benchmark::internal::Benchmark* b) {
   b->ArgNames({"type", "C", "HW", "nhwc", "target"});
