@@ -1017,3 +1017,49 @@ TEST_CASE("quantization layers reject bad input", "[quant][errors]") {
 }
 
 }  // namespace
+
+namespace {
+
+// Inputs on which v*scale + bias rounded once (as the Simd Library computes
+// it) and rounded twice give different bytes. With srcScale = dstScale = 1
+// and srcZero = 0, v is the byte x; bias[c] = 0.5 - RN(x_c * scale[c]) puts
+// x_c's exact value 0.5 + (x_c*scale[c] - RN(x_c*scale[c])) just above or
+// below a rounding tie, while the rounded product plus bias lands on it.
+TEST_CASE("QuantizedScale rounds v*scale + bias once", "[quant][simd]") {
+  SYNETK_FOR_EACH_TARGET([] {
+    for (size_t C : {7, 64})
+      for (size_t S : {40, 600, 1030}) {
+        INFO("C " << C << " S " << S);
+        ScaleCase k = MakeScale(C, S, true);
+        k.srcScale = k.dstScale = 1.0f;
+        k.srcZero = 0;
+        k.dstZero = 100;
+        for (size_t c = 0; c < C; ++c) {
+          // A scale whose product with x rounds down: then the exact value
+          // is above the tie and rounds up, the twice-rounded one to even.
+          int x;
+          do {
+            x = RandomInt(129, 255);
+            k.scale[c] = 1.0f + static_cast<float>(RandomInt(1, 1 << 20)) * 0x1p-23f;
+            k.bias[c] = 0.5f - static_cast<float>(x) * k.scale[c];
+          } while (!(std::fma(static_cast<float>(x), k.scale[c], k.bias[c]) > 0.5f));
+          k.src[c * S + c % S] = static_cast<uint8_t>(x);
+        }
+        // The test's teeth: the twice-rounded formula differs somewhere.
+        const auto once = synetk_ref::Scale(k.src, 1.0f, 0, C, S, k.scale.data(), k.bias.data(),
+                                            1.0f, 100, false);
+        size_t differ = 0;
+        for (size_t i = 0; i < k.src.size(); ++i) {
+          const size_t c = i / S;
+          float v = static_cast<float>(k.src[i]) * k.scale[c];
+          v = v + k.bias[c];
+          const float twice = std::clamp(std::nearbyint(v) + 100.0f, 0.0f, 255.0f);
+          differ += static_cast<float>(once[i]) != twice;
+        }
+        REQUIRE(differ >= C);
+        CheckScale(k);
+      }
+  });
+}
+
+}  // namespace
