@@ -635,6 +635,40 @@ void QuantCases() {
                [&] { return Compare(a, b, 0, &unused); });
         }
 
+  // QuantizedScale where one rounding of v*scale + bias and two give
+  // different bytes: srcScale = dstScale = 1 and srcZero = 0 make v the byte
+  // x; bias[c] = 0.5 - RN(x_c*scale[c]) puts x_c's exact value next to a
+  // rounding tie that the twice-rounded sum lands on (random parameters
+  // almost never meet one).
+  for (bool nhwc : {false, true})
+    for (size_t C : {size_t{7}, size_t{64}})
+      for (size_t S : {size_t{40}, size_t{1030}}) {
+        auto src = Bytes(C * S);
+        std::vector<float> scale(C), bias(C);
+        for (size_t c = 0; c < C; ++c) {
+          const int x = UniformInt(129, 255);
+          scale[c] = 1.0f + static_cast<float>(UniformInt(1, 1 << 20)) * 0x1p-23f;
+          bias[c] = 0.5f - static_cast<float>(x) * scale[c];
+          const size_t s = c % S;
+          src[nhwc ? s * C + c : c * S + s] = static_cast<uint8_t>(x);
+        }
+        const float one = 1.0f;
+        Guarded<uint8_t> a(C * S), b(C * S);
+        const auto fmt = SimdFmt(nhwc);
+        const auto skf = SkFmt(nhwc);
+        Stat unused;
+        Case("SimdSynetQuantizedScaleLayerForward", Shape(nhwc, C, S) + " near rounding ties",
+             [&] {
+               SimdSynetQuantizedScaleLayerForward(src.data(), &one, 0, C, S, scale.data(), bias.data(),
+                                                   a.data(), &one, 100, fmt);
+             },
+             [&] {
+               sk::SimdSynetQuantizedScaleLayerForward(src.data(), &one, 0, C, S, scale.data(),
+                                                       bias.data(), b.data(), &one, 100, skf);
+             },
+             [&] { return Compare(a, b, 0, &unused); });
+      }
+
   // Shuffle types 0 and 1: two inputs of an even channel count each.
   for (int type : {0, 1})
     for (bool nhwc : {false, true})
