@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-    g++ meson ninja-build pkg-config libhwy-dev catch2 libbenchmark-dev >/dev/null
+    g++ meson ninja-build pkg-config libhwy-dev catch2 libbenchmark-dev doxygen >/dev/null
 fi
 if [ -d build-test ]; then
   meson setup --reconfigure build-test -Dbench=false
