@@ -307,9 +307,9 @@ struct FixedChannel {
 };
 
 // Whether NHWC per-lane shifts shift each lane by its count s (`vpsravw`,
-// AVX-512) rather than take MulHigh by P = 2^(16 - s) (the same bits): on
-// Zen 4 the multiply cost a sixth more per 64 bytes (stand-alone 256-channel
-// loop 6.0 -> 5.1 us), about what the shared immediate shift costs.
+// AVX-512) rather than take MulHigh by P = 2^(16 - s) (the same bits): the
+// variable shift costs about what the shared immediate shift does, the
+// second multiply more. bench: BM_QuantScale<true>/C:256/HW:784/nhwc:1.
 #if SYNETK_HAS_AVX512
 constexpr bool kScaleLaneCounts = true;
 #else
@@ -417,8 +417,8 @@ HWY_INLINE BytesVec FixedScaleBytes(BytesVec x, const Params& k, size_t i, int s
 #if SYNETK_HAS_AVX512
   if constexpr (kExceptions == 1) {
     // The exception's byte as the merge source of a masked pack: the
-    // compare and the pack without a byte blend after them (AVX3_DL on Zen
-    // 4, a 256-channel NHWC loop: 5.8 -> 5.4 us per 200 KB).
+    // compare and the pack without a byte blend after them. bench:
+    // BM_QuantScale<true>/C:256/HW:784/nhwc:1.
     const __mmask64 keep = _mm512_cmpneq_epi8_mask(x.raw, k.E0X(d8, i).raw);
     return BytesVec{_mm512_mask_packus_epi16(k.E0Y(d8, i).raw, keep, lo.raw, hi.raw)};
   }
@@ -430,8 +430,8 @@ HWY_INLINE BytesVec FixedScaleBytes(BytesVec x, const Params& k, size_t i, int s
 // group of four loaded before the group before it is stored: where the
 // output runs 1 to 4 pixels ahead of the input modulo 4 KiB, a pixel's load
 // otherwise waits on an earlier pixel's store by their low 12 address bits
-// (Zen 4, AVX3_DL, 64x56x56 with the output 64 / 128 bytes ahead: 7.6-10 /
-// 6.8-8.1 us -> 6.4-6.7 us; 6.3-6.9 us with the output elsewhere).
+// (4K aliasing); grouped, such calls run as fast as with the output
+// elsewhere. bench: BM_QuantScale<true>/C:64/HW:3136/nhwc:1.
 template <int kExceptions, bool kLaneShift, class Params>
 HWY_INLINE void FixedScalePixelsAhead(const uint8_t* s, uint8_t* d, size_t C, size_t pixels,
                                       const Params& k, size_t i, int shift) {
@@ -558,11 +558,11 @@ HWY_INLINE size_t FixedChannelMisses(D16 d16, const FixedChannel& fc, int s, con
 // than twice: M - 3..M + 3 with B - 4..B + 5 at the same shift, the first
 // with the fewest misses. want: the channel's map. Leaves that plan in m, b
 // and its first two misses (if it has at most two) in x0, x1; returns its
-// misses. In a simulation of 20000 channels with the benchmark's parameters
-// and scales in [-2, 2], 1.3% missed more than twice without bias (0.34%
-// with biases in [-2, 2]); 0.2% (0.03%) after the search. NHWC patches each
-// that stays without a plan per pixel, in scalar code (AVX3_DL 64x56x56
-// without bias, two such channels: 8.6-9.1 -> 6.4-7.0 us).
+// misses. With the benchmark's parameters and scales in [-2, 2], about one
+// channel in a hundred misses more than twice without bias and about one in
+// five hundred after the search. NHWC patches each channel that stays
+// without a plan per pixel, in scalar code, so every channel the search
+// plans saves that work. bench: BM_QuantScale<false>/C:64/HW:3136/nhwc:1.
 template <class D16>
 HWY_INLINE size_t FixedChannelSearch(D16 d16, const int16_t* want, int s, int16_t& m, int16_t& b,
                                      uint8_t& x0, uint8_t& x1) {
@@ -653,8 +653,7 @@ HWY_INLINE void FixedChunkExceptions(const uint8_t* map, size_t W, size_t c, siz
 // searchAbove 1), since one such channel makes its NHWC chunk blend two per
 // vector: every caller keeps its plans for the parameters' later calls (a
 // context, or the stateless calls' ScalePlanCache), so the search is paid
-// once per parameter set (stateless 256x28x28 NHWC, Zen 4: 8.1-8.4 ->
-// 7.2-7.5 us).
+// once per parameter set. bench: BM_QuantScale<true>/C:256/HW:784/nhwc:1.
 template <bool kHasBias, bool kClamp4>
 HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
                                  const QuantizeParams& q, size_t patchLimit, ScaleFixedPlans& p) {
@@ -795,8 +794,8 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
   const size_t N16 = hn::Lanes(hn::ScalableTag<int16_t>()), W = 2 * N16;
   // The constants in the chunks' lane order, in locals (which the byte
   // stores cannot alias, so that a group's loads are shared): copied from
-  // the plans where they hold this target's (FixedNhwcChunkConstants per
-  // call took 0.4-0.7 us of a 256-channel call of 7-8 us).
+  // the plans where they hold this target's, instead of computing them per
+  // call (FixedNhwcChunkConstants), a fixed cost that small calls notice.
   HWY_ALIGN int16_t km[kScaleFixedMaxC], kb[kScaleFixedMaxC], kp[kScaleFixedMaxC];
   HWY_ALIGN uint8_t ke[4][kScaleFixedMaxC];
   int8_t ks[kScaleFixedMaxC];   // per chunk: the shared shift, or -1
@@ -844,8 +843,8 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
   // as many exceptions as the chunk's channels use.
   const size_t block = HWY_MIN(kScaleNhwcBlockPixels, HWY_MAX(size_t{1}, kScaleNhwcBlockBytes / C));
   // Captures by value (pointers to the arrays), as the other hot lambdas do:
-  // byte stores may alias anything a reference reaches (64x56x56 without
-  // bias: 7.4 -> 6.4 us).
+  // byte stores may alias anything a reference reaches, which the compiler
+  // would reload after every store. bench: BM_QuantScale<false>/C:64/HW:3136/nhwc:1.
   const int8_t* const shifts = ks;
   const uint8_t* const chunkExceptions = kx;
   const size_t* const patchAt = patchC;
