@@ -74,6 +74,12 @@ Tensor<T> Random(size_t n, float lo = -2.0f, float hi = 2.0f) {
   return v;
 }
 
+// The median of a case's timings (reorders v).
+inline double Median(std::vector<double>& v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
 // Runs `layer` under Google Benchmark's manual timing and, between its
 // iterations, memcpy of the same traffic. Counters:
 //   memcpy_ratio = median memcpy time / median layer time (>= 1: as fast)
@@ -108,11 +114,7 @@ void TimeAgainstMemcpy(benchmark::State& state, Traffic traffic, Layer&& layer,
     tCopy.push_back(std::chrono::duration<double>(t2 - t1).count());
     state.SetIterationTime(l);
   }
-  auto median = [](std::vector<double>& v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-  };
-  const double ml = median(tLayer), mc = median(tCopy);
+  const double ml = Median(tLayer), mc = Median(tCopy);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * traffic.Total()));
   state.counters["memcpy_ratio"] = mc / ml;
   state.counters["layer_us"] = ml * 1e6;
@@ -126,7 +128,7 @@ void TimeAgainstMemcpy(benchmark::State& state, Traffic traffic, Layer&& layer,
       reference();
       tRef.push_back(std::chrono::duration<double>(Clock::now() - r0).count());
     }
-    state.counters["ref_speedup"] = median(tRef) / ml;
+    state.counters["ref_speedup"] = Median(tRef) / ml;
   }
 }
 

@@ -221,11 +221,7 @@ void BM_FusedCopyLoop(benchmark::State& state) {
     tCopy.push_back(seconds(t3, t4));
     state.SetIterationTime(seconds(t0, t1));
   }
-  auto median = [](std::vector<double>& v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-  };
-  const double ml = median(tLayer), mp = median(tLoop), mc = median(tCopy);
+  const double ml = Median(tLayer), mp = Median(tLoop), mc = Median(tCopy);
   state.counters["memcpy_ratio"] = mc / ml;
   state.counters["copy_loop_ratio"] = mc / mp;
   state.counters["layer_vs_loop"] = mp / ml;

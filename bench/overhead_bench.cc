@@ -122,11 +122,7 @@ void BM_CallOverhead(benchmark::State& state) {
     tCopy.push_back(std::chrono::duration<double>(t2 - t1).count() / kCalls);
     state.SetIterationTime(tLayer.back());
   }
-  auto median = [](std::vector<double>& v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-  };
-  const double ml = median(tLayer), mc = median(tCopy);
+  const double ml = Median(tLayer), mc = Median(tCopy);
   state.counters["ns_per_call"] = ml * 1e9;
   state.counters["memcpy_ratio"] = mc / ml;
 }

@@ -69,11 +69,7 @@ void TimePeers(benchmark::State& state, Traffic traffic, const std::function<voi
     tSimd.push_back(seconds(t2, t3));
     state.SetIterationTime(tMine.back());
   }
-  auto median = [](std::vector<double>& v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-  };
-  const double mm = median(tMine), ms = median(tSimd), mc = median(tCopy);
+  const double mm = Median(tMine), ms = Median(tSimd), mc = Median(tCopy);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * traffic.Total()));
   state.counters["speedup"] = ms / mm;
   state.counters["synetk_memcpy"] = mc / mm;

@@ -104,11 +104,7 @@ void TimeThreads(benchmark::State& state, Traffic traffic, int threads, const Ru
     tCopy.push_back(seconds(t2, t3));
     state.SetIterationTime(seconds(t0, t1));
   }
-  auto median = [](std::vector<double>& v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-  };
-  const double ml = median(tLayer), mo = median(tOne), mc = median(tCopy);
+  const double ml = Median(tLayer), mo = Median(tOne), mc = Median(tCopy);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * traffic.Total()));
   state.counters["copy_bw_fraction"] = mc / ml;
   state.counters["speedup"] = mo / ml;
