@@ -74,6 +74,27 @@ Tensor<T> Random(size_t n, float lo = -2.0f, float hi = 2.0f) {
   return v;
 }
 
+// The yardstick: memcpy of (read + written) / 2 bytes, between two buffers
+// whose ends are both 64-byte aligned, as an engine's tensors are: with the
+// heap's 16-byte alignment the two ends could differ mod 64, and on AMD Zen
+// glibc's `rep movsb` (copies below the L2 size) then ran many times slower,
+// which inflated every ratio it touched.
+class MemcpyYardstick {
+ public:
+  explicit MemcpyYardstick(const Traffic& traffic)
+      : bytes_(std::max<size_t>(traffic.Total() / 2, 1)),
+        from_(hwy::AllocateAligned<uint8_t>(bytes_)),
+        to_(hwy::AllocateAligned<uint8_t>(bytes_)) {
+    std::memset(from_.get(), 1, bytes_);
+    std::memset(to_.get(), 0, bytes_);
+  }
+  void operator()() const { std::memcpy(to_.get(), from_.get(), bytes_); }
+
+ private:
+  size_t bytes_;
+  hwy::AlignedFreeUniquePtr<uint8_t[]> from_, to_;
+};
+
 // The median of a case's timings (reorders v).
 inline double Median(std::vector<double>& v) {
   std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
@@ -90,23 +111,15 @@ template <class Layer, class Reference>
 void TimeAgainstMemcpy(benchmark::State& state, Traffic traffic, Layer&& layer,
                        Reference&& reference) {
   using Clock = std::chrono::steady_clock;
-  const size_t copyBytes = std::max<size_t>(traffic.Total() / 2, 1);
-  // Both ends 64-byte aligned, as an engine's tensors are: with the heap's
-  // 16-byte alignment the two ends could differ mod 64, and on AMD Zen
-  // glibc's `rep movsb` (copies below the L2 size) then ran 15-20x slower
-  // (200 KiB: 66 us instead of 4 us), which inflated every ratio it touched.
-  auto from = hwy::AllocateAligned<uint8_t>(copyBytes);
-  auto to = hwy::AllocateAligned<uint8_t>(copyBytes);
-  std::memset(from.get(), 1, copyBytes);
-  std::memset(to.get(), 0, copyBytes);
+  const MemcpyYardstick copy(traffic);
   std::vector<double> tLayer, tCopy;
   layer();  // warm up caches and dispatch
-  std::memcpy(to.get(), from.get(), copyBytes);
+  copy();
   for (auto _ : state) {
     const auto t0 = Clock::now();
     layer();
     const auto t1 = Clock::now();
-    std::memcpy(to.get(), from.get(), copyBytes);
+    copy();
     benchmark::ClobberMemory();
     const auto t2 = Clock::now();
     const double l = std::chrono::duration<double>(t1 - t0).count();

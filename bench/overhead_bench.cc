@@ -104,9 +104,7 @@ void BM_CallOverhead(benchmark::State& state) {
   // kCalls calls, then kCalls copies of one call's traffic, alternately: both
   // work on cache-resident buffers, as a small layer in a network does.
   using Clock = std::chrono::steady_clock;
-  const size_t copyBytes = std::max<size_t>(tr.Total() / 2, 1);
-  auto from = hwy::AllocateAligned<uint8_t>(copyBytes), to = hwy::AllocateAligned<uint8_t>(copyBytes);
-  std::memset(from.get(), 1, copyBytes);
+  const MemcpyYardstick copy(tr);
   call();
   std::vector<double> tLayer, tCopy;
   for (auto _ : state) {
@@ -114,7 +112,7 @@ void BM_CallOverhead(benchmark::State& state) {
     for (int i = 0; i < kCalls; ++i) call();
     const auto t1 = Clock::now();
     for (int i = 0; i < kCalls; ++i) {
-      std::memcpy(to.get(), from.get(), copyBytes);
+      copy();
       benchmark::ClobberMemory();
     }
     const auto t2 = Clock::now();

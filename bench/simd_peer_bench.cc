@@ -37,11 +37,7 @@ sk::SimdBool SkBool(bool b) { return static_cast<sk::SimdBool>(b ? 1 : 0); }
 void TimePeers(benchmark::State& state, Traffic traffic, const std::function<void()>& mine,
                const std::function<void()>& simd) {
   using Clock = std::chrono::steady_clock;
-  const size_t copyBytes = std::max<size_t>(traffic.Total() / 2, 1);
-  auto from = hwy::AllocateAligned<uint8_t>(copyBytes);
-  auto to = hwy::AllocateAligned<uint8_t>(copyBytes);
-  std::memset(from.get(), 1, copyBytes);
-  std::memset(to.get(), 0, copyBytes);
+  const MemcpyYardstick memcpyTraffic(traffic);
   std::vector<double> tMine, tSimd, tCopy;
   mine();  // warm up caches, dispatch and plans
   simd();
@@ -50,7 +46,7 @@ void TimePeers(benchmark::State& state, Traffic traffic, const std::function<voi
   };
   const auto copy = [&] {
     const auto c0 = Clock::now();
-    std::memcpy(to.get(), from.get(), copyBytes);
+    memcpyTraffic();
     benchmark::ClobberMemory();
     tCopy.push_back(seconds(c0, Clock::now()));
   };
