@@ -99,32 +99,6 @@ void BM_QuantScale(benchmark::State& state) {
   });
 }
 
-// Stateless calls whose parameters change at every call: five sets in
-// turn, more than the per-thread plan cache keeps (quant_scale-inl.h), so
-// every NHWC call plans (1024+ positions) or runs the fp32 formula, as the
-// first call of a layer does. BM_QuantScale repeats one set: the steady
-// state of an engine running the same layer at every inference.
-template <bool kBias>
-void BM_QuantScaleFresh(benchmark::State& state) {
-  ScaleBench<kBias> b(state);
-  std::vector<Tensor<float>> scales;
-  for (int i = 0; i < 5; ++i) {
-    scales.push_back(b.scale);
-    scales.back()[0] += 0.125f * static_cast<float>(i);
-  }
-  size_t turn = 0;
-  auto run = [&](auto fmt) {
-    const float* scale = scales[turn++ % scales.size()].data();
-    synetk::QuantizedScale<decltype(fmt)>()(b.src.data(), &b.srcScale, b.kSrcZero, b.C, b.S,
-                                            scale, b.Bias(), b.dst.data(), &b.dstScale,
-                                            b.kDstZero);
-  };
-  TimeAgainstMemcpy(state, b.Bytes(), [&] {
-    if (b.nhwc) run(synetk::Nhwc());
-    else run(synetk::Nchw());
-  });
-}
-
 // The same through a QuantizedScaleContext made before timing (as an
 // engine's layer holds one): maps and fixed-point plans worked out once.
 template <bool kBias>
@@ -168,7 +142,6 @@ BENCHMARK_TEMPLATE(BM_QuantQuantize, float16_t, int8_t)->Apply(Shapes);
 BENCHMARK(BM_QuantConcat)->Apply(Shapes);
 BENCHMARK_TEMPLATE(BM_QuantScale, true)->Apply(Shapes);
 BENCHMARK_TEMPLATE(BM_QuantScale, false)->Apply(Shapes);
-BENCHMARK_TEMPLATE(BM_QuantScaleFresh, true)->Apply(Shapes);
 BENCHMARK_TEMPLATE(BM_QuantScaleContext, true)->Apply(Shapes);
 BENCHMARK_TEMPLATE(BM_QuantScaleContext, false)->Apply(Shapes);
 BENCHMARK_TEMPLATE(BM_QuantShuffle, 0)->Apply(Shapes);

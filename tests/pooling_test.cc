@@ -575,6 +575,121 @@ TEST_CASE("pooling with huge kernels and padding", "[pooling]") {
   });
 }
 
+// A call in the caller's workspace (WorkspaceBytes of it, misaligned,
+// guarded): the output is the reference's (max) or the stack-or-heap call's
+// bits (average, itself checked against the reference above), nothing is
+// written outside the workspace, one byte less throws before dst is written,
+// and every part needs at most the whole call's bytes.
+template <typename T, bool kMax, class F>
+void CheckPoolWorkspace(const PoolGeom& g, bool excludePad) {
+  constexpr bool nhwc = std::is_same_v<F, synetk::Nhwc>;
+  INFO("workspace " << Describe(g) << (nhwc ? " nhwc" : " nchw") << (kMax ? " max" : " average"));
+  const auto src = PoolRandom<T>(g.SrcSize());
+  const size_t axis = nhwc ? g.dstH : g.dstC;
+  const auto bytesFor = [&](synetk::Range part) {
+    if constexpr (kMax) {
+      return synetk::PoolingMax<T, F>::WorkspaceBytes(g.srcC, g.srcH, g.srcW, g.kY, g.kX, g.sY,
+                                                      g.sX, g.pY, g.pX, g.dstH, g.dstW, part);
+    } else {
+      return synetk::PoolingAverage<T, F>::WorkspaceBytes(g.srcC, g.srcH, g.srcW, g.kY, g.kX,
+                                                          g.sY, g.sX, g.pY, g.pX, g.dstH, g.dstW,
+                                                          excludePad, part);
+    }
+  };
+  const auto run = [&](std::vector<T>& dst, synetk::Workspace ws) {
+    if constexpr (kMax) {
+      synetk::PoolingMax<T, F>()(src.data(), g.srcC, g.srcH, g.srcW, g.kY, g.kX, g.sY, g.sX,
+                                 g.pY, g.pX, dst.data(), g.dstH, g.dstW, synetk::Range::All(), ws);
+    } else {
+      synetk::PoolingAverage<T, F>()(src.data(), g.srcC, g.srcH, g.srcW, g.kY, g.kX, g.sY, g.sX,
+                                     g.pY, g.pX, dst.data(), g.dstH, g.dstW, excludePad,
+                                     synetk::Range::All(), ws);
+    }
+  };
+  const size_t bytes = bytesFor(synetk::Range::All());
+  for (size_t b = 0; b < axis; b += 1 + b / 2) {
+    CHECK(bytesFor(synetk::Range{b, std::min(axis, b + 2)}) <= bytes);
+  }
+  std::vector<T> expected(g.DstSize());
+  if constexpr (kMax) {
+    expected = synetk_ref::PoolMax(src, g, nhwc);
+  } else {
+    run(expected, synetk::Workspace{});
+  }
+  // One byte past a 64-byte boundary: the arena skips 63 bytes, the most it
+  // ever needs, so WorkspaceBytes is exact here and one byte less is short.
+  Guarded<unsigned char> ws(bytes + 1, 1);
+  std::vector<T> got(g.DstSize());
+  run(got, synetk::Workspace{ws.data(), bytes});
+  CHECK(ws.GuardsIntact());
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::memcmp(&got[i], &expected[i], sizeof(T)) != 0 &&
+        !(kMax && synetk_ref::PoolValue(got[i]) == synetk_ref::PoolValue(expected[i]))) {
+      FAIL("element " << i << " got " << synetk_ref::PoolValue(got[i]) << " expected "
+                      << synetk_ref::PoolValue(expected[i]));
+    }
+  }
+  if (bytes == 0) return;  // a path without scratch
+  std::vector<T> sentinel(g.DstSize());
+  std::memset(sentinel.data(), 0x77, sentinel.size() * sizeof(T));
+  std::vector<T> untouched = sentinel;
+  CheckThrowsNaming([&] { run(untouched, synetk::Workspace{ws.data(), bytes - 1}); },
+                    "workspace.bytes = " + std::to_string(bytes - 1));
+  CHECK(SameBits(untouched, sentinel));
+}
+
+TEST_CASE("pooling in a caller's workspace", "[pooling][workspace]") {
+  // Geometries of every path with scratch (NHWC rows, pick, strided and
+  // planar rows, stem rows, 3D; NCHW rows, stacked rows, half width,
+  // stride 1) and of paths without (pairs, global), and scratch larger than
+  // the calls' stack buffer (64 channels x 112 columns).
+  const PoolGeom geoms[] = {Geom2D(64, 8, 112, 3, 3, 2, 2, 1, 1, true, true),
+                            Geom2D(64, 6, 112, 3, 3, 1, 1, 1, 1, false, false),
+                            Geom2D(3, 9, 224, 3, 3, 2, 2, 1, 1, false, false),
+                            Geom2D(5, 9, 37, 3, 3, 2, 2, 1, 1, true, true),
+                            Geom2D(3, 6, 200, 3, 3, 2, 2, 1, 2, false, true),
+                            Geom2D(2, 6, 70, 3, 2, 2, 3, 1, 1, false, true),
+                            Geom2D(17, 7, 9, 3, 3, 2, 2, 1, 1, true, false),
+                            Geom2D(3, 11, 70, 5, 5, 1, 1, 2, 2, false, false),
+                            Geom2D(3, 20, 24, 9, 11, 1, 1, 4, 5, false, false),
+                            Geom2D(2, 5, 70, 2, 33, 1, 1, 0, 16, false, true),
+                            Geom2D(7, 6, 10, 2, 2, 2, 2, 0, 0, false, false),
+                            Geom2D(37, 7, 7, 7, 7, 1, 1, 0, 0, false, false)};
+  SYNETK_FOR_EACH_TARGET([&] {
+    for (const PoolGeom& g : geoms) {
+      CheckPoolWorkspace<float, true, synetk::Nchw>(g, false);
+      CheckPoolWorkspace<float, true, synetk::Nhwc>(g, false);
+      CheckPoolWorkspace<uint8_t, true, synetk::Nchw>(g, false);
+      CheckPoolWorkspace<uint8_t, true, synetk::Nhwc>(g, false);
+      for (const bool ex : {true, false}) {
+        CheckPoolWorkspace<float, false, synetk::Nchw>(g, ex);
+        CheckPoolWorkspace<float, false, synetk::Nhwc>(g, ex);
+        CheckPoolWorkspace<bfloat16_t, false, synetk::Nchw>(g, ex);
+        CheckPoolWorkspace<bfloat16_t, false, synetk::Nhwc>(g, ex);
+      }
+    }
+  });
+}
+
+// Scratch larger than the calls' stack buffer comes from a heap block for
+// the call: the results are the reference's.
+TEST_CASE("pooling with scratch beyond the stack buffer", "[pooling][workspace]") {
+  SYNETK_FOR_EACH_TARGET([] {
+    for (const PoolGeom& g : {Geom2D(64, 8, 112, 3, 3, 2, 2, 1, 1, true, true),
+                              Geom2D(64, 6, 112, 3, 3, 1, 1, 1, 1, false, false),
+                              Geom2D(2, 5, 2100, 3, 3, 1, 1, 1, 1, false, false),
+                              Geom2D(2, 5, 4100, 3, 3, 2, 2, 1, 1, false, false)}) {
+      REQUIRE(synetk::PoolingAverage<float, synetk::Nhwc>::WorkspaceBytes(
+                  g.srcC, g.srcH, g.srcW, g.kY, g.kX, g.sY, g.sX, g.pY, g.pX, g.dstH, g.dstW,
+                  true) > 16384);
+      CheckMax<float>(g, false, PoolRandom<float>(g.SrcSize()));
+      CheckMax<bfloat16_t>(g, false, PoolRandom<bfloat16_t>(g.SrcSize()));
+      for (const bool ex : {true, false}) CheckAverage<float>(g, ex, PoolRandom<float>(g.SrcSize()));
+      CheckAverage<bfloat16_t>(g, true, PoolRandom<bfloat16_t>(g.SrcSize()));
+    }
+  });
+}
+
 TEST_CASE("pooling compatibility entry points match the functors", "[pooling][simd]") {
   using namespace synetk::simd;
   const PoolGeom g = Geom2D(5, 9, 11, 3, 3, 2, 2, 1, 1, true, true);

@@ -496,15 +496,12 @@ TEST_CASE("QuantizedScale matches the reference on every target", "[quant]") {
   });
 }
 
-// Stateless calls keep the plans and byte maps of recent parameter sets per
-// thread (quant_scale-inl.h, ScalePlanCache): a set whose key differs in any
-// input must not run another set's work. Seven sets, more than the cache
-// holds, in turns, each called twice in a row per format (RunScale: out of
-// place, then in place; a short call plans on the second sighting), so that
-// every round hits, misses and evicts. S = 40: fp32 rows, or plans from the
-// second call; 600: NCHW byte tables on the byte-lookup targets; 1030: plans
-// from the first call.
-TEST_CASE("QuantizedScale's stateless calls reuse plans only for equal parameters", "[quant]") {
+// Stateless calls keep nothing between calls: seven parameter sets, each
+// differing from the first in one input, in turns, each called twice in a
+// row per format (RunScale: out of place, then in place), must each give
+// their own reference bytes. S = 40: fp32 rows; 600: NCHW byte tables on the
+// byte-lookup targets; 1030: plans made for the call.
+TEST_CASE("QuantizedScale's stateless calls depend on their own parameters only", "[quant]") {
   SYNETK_FOR_EACH_TARGET([] {
     for (size_t S : {40, 600, 1030}) {
       const ScaleCase base = MakeScale(64, S, true);
@@ -553,7 +550,7 @@ TEST_CASE("QuantizedScale NHWC with the output a few pixels ahead of the input",
         uint8_t* src = buf.data() + at;
         uint8_t* dst = src + span + gap % 4096;
         std::memcpy(src, in.data(), n);
-        for (int call = 0; call < 2; ++call) {  // the second runs the kept plans
+        for (int call = 0; call < 2; ++call) {  // the same bytes at every call
           synetk::QuantizedScale<synetk::Nhwc>()(src, &k.srcScale, k.srcZero, C, S,
                                                  k.scale.data(), k.bias.data(), dst, &k.dstScale,
                                                  k.dstZero);

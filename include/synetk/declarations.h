@@ -25,6 +25,7 @@
 #include "synetk/format.h"
 #include "synetk/range.h"
 #include "synetk/streaming.h"
+#include "synetk/workspace.h"
 
 // Only the static target's kernels are declared (for their types, through
 // decltype); none is instantiated.

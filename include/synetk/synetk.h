@@ -41,6 +41,7 @@
 #include "synetk/format.h"
 #include "synetk/range.h"
 #include "synetk/streaming.h"
+#include "synetk/workspace.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "synetk/synetk-inl.h"

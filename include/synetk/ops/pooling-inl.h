@@ -47,8 +47,11 @@ namespace hn = hwy::HWY_NAMESPACE;
 template <class Cfg>
 void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
   using L = typename PoolOps<Cfg>::L;
+  // While the call is only sized (WorkspaceBytes), the paths that take no
+  // scratch do not run; the others return after taking theirs.
+  const bool sizing = a.scratch->Sizing();
   if (a.direct) {
-    PoolDirect<Cfg>(a);
+    if (!sizing) PoolDirect<Cfg>(a);
     return;
   }
   const hn::ScalableTag<L> d;
@@ -56,11 +59,12 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
                                  a.dstW, a.pool3d);
   if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
     if (pairs) {
-      PoolNchwPairs<Cfg>(d, a);
+      if (!sizing) PoolNchwPairs<Cfg>(d, a);
     } else if (PoolIsHalfWidth(a.kX, a.sX, a.pX, a.srcW, a.dstW, a.pool3d)) {
       PoolNchwHalfWidth<Cfg>(d, a);
     } else if (!a.pool3d && a.dstH == 1 && a.dstW == 1 && a.kY - a.pY >= a.srcH &&
         a.kX - a.pX >= a.srcW) {  // one window covering each whole plane
+      if (sizing) return;
       const hn::CappedTag<L, 16 / sizeof(L)> dq;
       const size_t plane = a.srcH * a.srcW;
       if constexpr (!Cfg::isMax) {
@@ -103,7 +107,7 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
     }
   } else {
     if (pairs && a.srcC >= hn::Lanes(d)) {
-      PoolNhwcPairs<Cfg>(d, a);
+      if (!sizing) PoolNhwcPairs<Cfg>(d, a);
     } else {
       PoolNhwc<Cfg>(d, a);
     }

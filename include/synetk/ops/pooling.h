@@ -6,6 +6,7 @@
 #define SYNETK_OPS_POOLING_H_
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "synetk/detail/check.h"
@@ -13,6 +14,7 @@
 #include "synetk/element.h"
 #include "synetk/format.h"
 #include "synetk/range.h"
+#include "synetk/workspace.h"
 
 SYNETK_NAMESPACE_BEGIN
 namespace impl {
@@ -68,8 +70,10 @@ inline void NormalizePoolAxis(size_t& kernel, size_t& stride, size_t pad, size_t
   kernel = std::min(kernel, pad + src);
 }
 
+// Validates and normalizes a call's arguments (src and dst too unless the
+// call is only sized); false if the part is empty.
 template <bool kMax, typename T, class Format>
-inline void RunPooling(const char* layer, PoolArgs<T>& a, Range part) {
+inline bool PreparePooling(const char* layer, PoolArgs<T>& a, Range part, bool sizeOnly) {
   static_assert(kIsFormat<Format>, "Format must be synetk::Nchw or synetk::Nhwc");
   static_assert(CheckElementLayout<T>());
   CheckPoolAxis(layer, {"kernelY", a.kY, "strideY", a.sY, "padY", a.pY, "srcH", a.srcH, "dstH", a.dstH});
@@ -85,9 +89,11 @@ inline void RunPooling(const char* layer, PoolArgs<T>& a, Range part) {
   const size_t dstBytes = CheckedBytes(layer, "dstC*dstH*dstW", dstN, sizeof(T));
   // Row buffers hold a padded input row (with pad and kernel clipped to it).
   CheckedBytes(layer, "srcW*srcC", CheckedProduct(layer, "srcW*srcC", {a.srcW, a.srcC}), 16);
-  CheckNotNull(layer, "src", a.src);
-  CheckNotNull(layer, "dst", a.dst);
-  CheckNoPartialOverlap(layer, "dst", a.dst, dstBytes, "src", a.src, srcBytes, false);
+  if (!sizeOnly) {
+    CheckNotNull(layer, "src", a.src);
+    CheckNotNull(layer, "dst", a.dst);
+    CheckNoPartialOverlap(layer, "dst", a.dst, dstBytes, "src", a.src, srcBytes, false);
+  }
   if (!kMax) {
     a.scale = 1.0f / static_cast<float>(static_cast<double>(a.kY) * static_cast<double>(a.kX));
   }
@@ -96,11 +102,93 @@ inline void RunPooling(const char* layer, PoolArgs<T>& a, Range part) {
   NormalizePoolAxis(a.kC, a.sC, a.pC, a.srcC, a.dstC);
   a.direct = a.pX > kPoolMaxBufferedPad;
   ClampPart(layer, part, std::is_same_v<Format, Nhwc> ? a.dstH : a.dstC);
-  if (part.begin == part.end) return;
   a.begin = part.begin;
   a.end = part.end;
+  return part.begin != part.end;
+}
+
+// Scratch up to this many bytes lives on the calling thread's stack, so
+// small calls allocate nothing (a padded fp32 row of 4096 lanes: NHWC
+// 64 channels x 56 columns).
+inline constexpr size_t kPoolStackScratch = 16384;
+
+// Runs a call: in the caller's workspace, else in the stack buffer, else
+// (scratch larger than that) in a heap block allocated for the call. A path
+// that finds its memory short returns before writing anything.
+template <bool kMax, typename T, class Format>
+inline void RunPooling(const char* layer, PoolArgs<T>& a, Range part, Workspace ws) {
+  if (!PreparePooling<kMax, T, Format>(layer, a, part, false)) return;
   using Cfg = PoolCfg<kMax, T, Format>;
+  ScratchArena arena;
+  a.scratch = &arena;
+  if (ws.data != nullptr) {
+    arena.Reset(ws.data, ws.bytes);
+    SYNETK_DISPATCH(PoolKernel<Cfg>)(a);
+    if (!arena.Fits()) {
+      const std::string e = ">= WorkspaceBytes() of this call: " + std::to_string(arena.Needed());
+      Fail(layer, "workspace.bytes", ws.bytes, e.c_str());
+    }
+    return;
+  }
+  alignas(ScratchArena::kAlign) unsigned char local[kPoolStackScratch];
+  arena.Reset(local, sizeof(local));
   SYNETK_DISPATCH(PoolKernel<Cfg>)(a);
+  if (arena.Fits()) return;
+  const size_t bytes = arena.Needed();
+  const std::unique_ptr<unsigned char[]> heap(new unsigned char[bytes]);
+  arena.Reset(heap.get(), bytes);
+  SYNETK_DISPATCH(PoolKernel<Cfg>)(a);
+}
+
+// The workspace bytes a call needs on this CPU (0: none).
+template <bool kMax, typename T, class Format>
+inline size_t PoolingWorkspaceBytes(const char* layer, PoolArgs<T>& a, Range part) {
+  if (!PreparePooling<kMax, T, Format>(layer, a, part, true)) return 0;
+  using Cfg = PoolCfg<kMax, T, Format>;
+  ScratchArena arena;
+  a.scratch = &arena;
+  SYNETK_DISPATCH(PoolKernel<Cfg>)(a);
+  return arena.Needed();
+}
+
+// A 2D call's arguments (no pointers yet).
+template <typename T>
+inline PoolArgs<T> PoolArgs2d(size_t srcC, size_t srcH, size_t srcW, size_t kernelY,
+                              size_t kernelX, size_t strideY, size_t strideX, size_t padY,
+                              size_t padX, size_t dstH, size_t dstW) {
+  PoolArgs<T> a;
+  a.srcC = a.dstC = srcC;
+  a.srcH = srcH;
+  a.srcW = srcW;
+  a.dstH = dstH;
+  a.dstW = dstW;
+  a.kY = kernelY;
+  a.kX = kernelX;
+  a.sY = strideY;
+  a.sX = strideX;
+  a.pY = padY;
+  a.pX = padX;
+  return a;
+}
+
+// A 3D max call's arguments; 2D ones where the channel window is trivial,
+// which then need dstC == srcC.
+template <typename T>
+inline PoolArgs<T> PoolArgs3d(const char* layer, size_t srcC, size_t srcH, size_t srcW,
+                              size_t kernelC, size_t kernelY, size_t kernelX, size_t strideC,
+                              size_t strideY, size_t strideX, size_t padC, size_t padY,
+                              size_t padX, size_t dstC, size_t dstH, size_t dstW) {
+  PoolArgs<T> a = PoolArgs2d<T>(srcC, srcH, srcW, kernelY, kernelX, strideY, strideX, padY,
+                                padX, dstH, dstW);
+  a.dstC = dstC;
+  a.kC = kernelC;
+  a.sC = strideC;
+  a.pC = padC;
+  a.pool3d = !(kernelC == 1 && strideC == 1 && padC == 0);
+  if (!a.pool3d && dstC != srcC) {
+    Fail(layer, "dstC", dstC, "== srcC for 2D pooling (kernelC == 1, strideC == 1, padC == 0)");
+  }
+  return a;
 }
 
 }  // namespace impl
@@ -144,28 +232,34 @@ struct PoolingMax {
   /// \param dstW Output columns: (dstW-1)*strideX - padX < srcW.
   /// \param part Output channels (NCHW) or output rows (NHWC) to compute:
   ///   the outermost axis of dst, so each part writes one contiguous block.
+  /// \param workspace Scratch memory the caller lends (WorkspaceBytes), or
+  ///   none: the call then uses its stack and, past 16 KiB, a heap block.
   /// \throws synetk::Error (nothing written) for null src or dst, a zero size,
   ///   kernel or stride, a padding >= its kernel, an output size whose last
   ///   window holds no input element, sizes that overflow, dst overlapping
-  ///   src, or part.begin > part.end.
+  ///   src, part.begin > part.end, or a workspace smaller than
+  ///   WorkspaceBytes().
   void operator()(const T* src, size_t srcC, size_t srcH, size_t srcW, size_t kernelY,
                   size_t kernelX, size_t strideY, size_t strideX, size_t padY, size_t padX,
-                  T* dst, size_t dstH, size_t dstW, Range part = Range::All()) const {
-    impl::PoolArgs<T> a;
+                  T* dst, size_t dstH, size_t dstW, Range part = Range::All(),
+                  Workspace workspace = {}) const {
+    impl::PoolArgs<T> a = impl::PoolArgs2d<T>(srcC, srcH, srcW, kernelY, kernelX, strideY,
+                                              strideX, padY, padX, dstH, dstW);
     a.src = src;
     a.dst = dst;
-    a.srcC = a.dstC = srcC;
-    a.srcH = srcH;
-    a.srcW = srcW;
-    a.dstH = dstH;
-    a.dstW = dstW;
-    a.kY = kernelY;
-    a.kX = kernelX;
-    a.sY = strideY;
-    a.sX = strideX;
-    a.pY = padY;
-    a.pX = padX;
-    impl::RunPooling<true, T, Format>(kLayer, a, part);
+    impl::RunPooling<true, T, Format>(kLayer, a, part, workspace);
+  }
+
+  /// The workspace bytes the 2D call with these arguments needs on this CPU
+  /// (0: none); the whole range needs as many as any part of it.
+  /// \throws synetk::Error as the call, except for src and dst.
+  static size_t WorkspaceBytes(size_t srcC, size_t srcH, size_t srcW, size_t kernelY,
+                               size_t kernelX, size_t strideY, size_t strideX, size_t padY,
+                               size_t padX, size_t dstH, size_t dstW,
+                               Range part = Range::All()) {
+    impl::PoolArgs<T> a = impl::PoolArgs2d<T>(srcC, srcH, srcW, kernelY, kernelX, strideY,
+                                              strideX, padY, padX, dstH, dstW);
+    return impl::PoolingWorkspaceBytes<true, T, Format>(kLayer, a, part);
   }
 
   /// 3D max pooling: the formula above with a window of kernelC channels
@@ -189,36 +283,35 @@ struct PoolingMax {
   /// \param dstH Output rows: (dstH-1)*strideY - padY < srcH.
   /// \param dstW Output columns: (dstW-1)*strideX - padX < srcW.
   /// \param part Output channels (NCHW) or output rows (NHWC) to compute.
+  /// \param workspace Scratch memory the caller lends (WorkspaceBytes), or
+  ///   none (as in the 2D overload).
   /// \throws synetk::Error (nothing written) as the 2D overload, and for
   ///   dstC != srcC in 2D mode.
   void operator()(const T* src, size_t srcC, size_t srcH, size_t srcW, size_t kernelC,
                   size_t kernelY, size_t kernelX, size_t strideC, size_t strideY,
                   size_t strideX, size_t padC, size_t padY, size_t padX, T* dst, size_t dstC,
-                  size_t dstH, size_t dstW, Range part = Range::All()) const {
-    impl::PoolArgs<T> a;
+                  size_t dstH, size_t dstW, Range part = Range::All(),
+                  Workspace workspace = {}) const {
+    impl::PoolArgs<T> a = impl::PoolArgs3d<T>(kLayer, srcC, srcH, srcW, kernelC, kernelY,
+                                              kernelX, strideC, strideY, strideX, padC, padY,
+                                              padX, dstC, dstH, dstW);
     a.src = src;
     a.dst = dst;
-    a.srcC = srcC;
-    a.dstC = dstC;
-    a.srcH = srcH;
-    a.srcW = srcW;
-    a.dstH = dstH;
-    a.dstW = dstW;
-    a.kC = kernelC;
-    a.kY = kernelY;
-    a.kX = kernelX;
-    a.sC = strideC;
-    a.sY = strideY;
-    a.sX = strideX;
-    a.pC = padC;
-    a.pY = padY;
-    a.pX = padX;
-    a.pool3d = !(kernelC == 1 && strideC == 1 && padC == 0);
-    if (!a.pool3d && dstC != srcC) {
-      impl::Fail(kLayer, "dstC", dstC,
-                 "== srcC for 2D pooling (kernelC == 1, strideC == 1, padC == 0)");
-    }
-    impl::RunPooling<true, T, Format>(kLayer, a, part);
+    impl::RunPooling<true, T, Format>(kLayer, a, part, workspace);
+  }
+
+  /// The workspace bytes the 3D call with these arguments needs on this CPU
+  /// (0: none); the whole range needs as many as any part of it.
+  /// \throws synetk::Error as the call, except for src and dst.
+  static size_t WorkspaceBytes(size_t srcC, size_t srcH, size_t srcW, size_t kernelC,
+                               size_t kernelY, size_t kernelX, size_t strideC, size_t strideY,
+                               size_t strideX, size_t padC, size_t padY, size_t padX,
+                               size_t dstC, size_t dstH, size_t dstW,
+                               Range part = Range::All()) {
+    impl::PoolArgs<T> a = impl::PoolArgs3d<T>(kLayer, srcC, srcH, srcW, kernelC, kernelY,
+                                              kernelX, strideC, strideY, strideX, padC, padY,
+                                              padX, dstC, dstH, dstW);
+    return impl::PoolingWorkspaceBytes<true, T, Format>(kLayer, a, part);
   }
 };
 
@@ -255,27 +348,32 @@ struct PoolingAverage {
   /// \param excludePad Divide by the clipped area (true) or by
   ///   kernelY*kernelX.
   /// \param part Output channels (NCHW) or output rows (NHWC) to compute.
+  /// \param workspace Scratch memory the caller lends (WorkspaceBytes), or
+  ///   none (as in the 2D overload).
   /// \throws synetk::Error (nothing written) as PoolingMax.
   void operator()(const T* src, size_t srcC, size_t srcH, size_t srcW, size_t kernelY,
                   size_t kernelX, size_t strideY, size_t strideX, size_t padY, size_t padX,
                   T* dst, size_t dstH, size_t dstW, bool excludePad,
-                  Range part = Range::All()) const {
-    impl::PoolArgs<T> a;
+                  Range part = Range::All(), Workspace workspace = {}) const {
+    impl::PoolArgs<T> a = impl::PoolArgs2d<T>(srcC, srcH, srcW, kernelY, kernelX, strideY,
+                                              strideX, padY, padX, dstH, dstW);
     a.src = src;
     a.dst = dst;
-    a.srcC = a.dstC = srcC;
-    a.srcH = srcH;
-    a.srcW = srcW;
-    a.dstH = dstH;
-    a.dstW = dstW;
-    a.kY = kernelY;
-    a.kX = kernelX;
-    a.sY = strideY;
-    a.sX = strideX;
-    a.pY = padY;
-    a.pX = padX;
     a.excludePad = excludePad;
-    impl::RunPooling<false, T, Format>(kLayer, a, part);
+    impl::RunPooling<false, T, Format>(kLayer, a, part, workspace);
+  }
+
+  /// The workspace bytes the call with these arguments needs on this CPU
+  /// (0: none); the whole range needs as many as any part of it.
+  /// \throws synetk::Error as the call, except for src and dst.
+  static size_t WorkspaceBytes(size_t srcC, size_t srcH, size_t srcW, size_t kernelY,
+                               size_t kernelX, size_t strideY, size_t strideX, size_t padY,
+                               size_t padX, size_t dstH, size_t dstW, bool excludePad,
+                               Range part = Range::All()) {
+    impl::PoolArgs<T> a = impl::PoolArgs2d<T>(srcC, srcH, srcW, kernelY, kernelX, strideY,
+                                              strideX, padY, padX, dstH, dstW);
+    a.excludePad = excludePad;
+    return impl::PoolingWorkspaceBytes<false, T, Format>(kLayer, a, part);
   }
 };
 

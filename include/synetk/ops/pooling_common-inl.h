@@ -9,6 +9,7 @@
 #define SYNETK_OPS_POOLING_ARGS_
 #include <cstddef>
 
+#include "synetk/detail/scratch.h"
 #include "synetk/format.h"
 
 namespace synetk {
@@ -33,6 +34,8 @@ struct PoolArgs {
   // [begin, end) in NHWC (the outermost output axis, so a part's outputs are
   // one contiguous block of dst).
   size_t begin = 0, end = 0;
+  // The call's scratch memory (never null in a kernel).
+  ScratchArena* scratch = nullptr;
 };
 
 template <bool kMax, typename T, class Format>
@@ -237,14 +240,12 @@ HWY_INLINE void PoolStoreDst(D d, hn::Vec<D> v, T* p, size_t avail) {
   std::memcpy(static_cast<void*>(p), buf, avail * sizeof(T));
 }
 
-// A per-thread scratch buffer of at least n elements; kSlot tells apart the
-// buffers one call uses at the same time.
-// Its size is bounded by a few rows of the largest call on this thread.
-template <typename L, int kSlot>
-HWY_INLINE L* PoolScratch(size_t n) {
-  thread_local std::vector<L> buf;
-  if (buf.size() < n) buf.resize(n);
-  return buf.data();
+// n elements of L from the call's scratch arena (detail/scratch.h): null
+// while the call is only sized or its memory is short, so a path takes all
+// its buffers first and returns before writing if !a.scratch->Fits().
+template <typename L, typename T>
+HWY_INLINE L* PoolTake(const detail::PoolArgs<T>& a, size_t n) {
+  return a.scratch->template Take<L>(n);
 }
 
 inline size_t PoolRoundUp(size_t x, size_t n) { return (x + n - 1) / n * n; }
@@ -268,16 +269,16 @@ HWY_INLINE void PoolFill(D d, hn::TFromD<D>* p, size_t n, hn::TFromD<D> v) {
 // NHWC averages with excludePad: the clipped width of each output element's
 // window, pixel by pixel (len / C pixels of C elements, width(dx) each; a
 // division per element, j / C, cost as much as pooling the row), then 2N
-// more elements of 1 (PoolNhwc reads whole vectors of them).
+// more elements of 1 (PoolNhwc reads whole vectors of them): widths holds
+// len + 2N elements.
 template <class D, class Width>
-HWY_INLINE hn::TFromD<D>* PoolWidthsPerElement(D d, size_t len, size_t C, const Width& width) {
+HWY_INLINE void PoolWidthsPerElement(D d, hn::TFromD<D>* widths, size_t len, size_t C,
+                                     const Width& width) {
   using L = hn::TFromD<D>;
-  L* widths = PoolScratch<L, 2>(len + 2 * hn::Lanes(d));
   for (size_t dx = 0; dx * C < len; ++dx) {
     PoolFill(d, widths + dx * C, C, static_cast<L>(width(dx)));  // spills onto dx + 1
   }
   PoolFill(d, widths + len, 2 * hn::Lanes(d), L(1));
-  return widths;
 }
 
 // Horizontal step in NCHW: lane i of the result reduces r[i*sX + k] for

@@ -172,21 +172,22 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const size_t B = HWY_MAX(size_t{1}, HWY_MIN(a.dstH, 4096 / Wseg));  // rows per block
   const size_t flat = PoolRoundUp(B * G, N);
   const size_t rowLen = flat * a.sX + a.kX + (a.sX + 3) * N + Wseg + PoolRoundUp(W, N);
-  L* R = PoolAlignLanes(PoolScratch<L, 0>(rowLen + N), N);
+  const bool direct = G == a.dstW;  // block outputs are contiguous in dst
+  const bool perRow = !direct && a.dstW >= N;
+  // Average with excludePad: 1 / the clipped area of every output of a plane.
+  const bool byArea = !Cfg::isMax && a.excludePad;
+  const size_t gUp = PoolRoundUp(G, N);
+  L* R = PoolAlignLanes(PoolTake<L>(a, rowLen + N), N);
+  T* O = direct || perRow ? nullptr : PoolTake<T>(a, flat);
+  L* scales = byArea ? PoolTake<L>(a, PoolRoundUp(a.dstH * G, N) + flat + gUp) : nullptr;
+  L* widths = byArea ? PoolTake<L>(a, gUp) : nullptr;
+  if (!a.scratch->Fits()) return;  // sizing, or too little memory: nothing written
   const V ident = Ops::Identity(d);
   for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
   hn::StoreU(ident, d, R + rowLen - N);
-  const bool direct = G == a.dstW;  // block outputs are contiguous in dst
-  const bool perRow = !direct && a.dstW >= N;
-  T* O = direct || perRow ? nullptr : PoolScratch<T, 1>(flat);
-  // Average with excludePad: 1 / the clipped area of every output of a plane.
-  L* scales = nullptr;
   if constexpr (!Cfg::isMax) {
-    if (a.excludePad) {
+    if (byArea) {
       // 1 / (row height times column width) (PoolScaleRows).
-      const size_t gUp = PoolRoundUp(G, N);
-      scales = PoolScratch<L, 2>(PoolRoundUp(a.dstH * G, N) + flat + gUp);
-      L* widths = PoolScratch<L, 3>(gUp);
       for (size_t g = 0; g < gUp; ++g) {
         widths[g] =
             g < a.dstW ? static_cast<L>(detail::PoolWindow(g, a.sX, a.pX, a.kX, W).Size()) : L(1);
@@ -294,21 +295,22 @@ void PoolNchw(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const size_t srcTotal = a.srcC * plane, dstTotal = a.end * a.dstH * a.dstW;
   const size_t nDx = PoolRoundUp(a.dstW, N), wUp = PoolRoundUp(W, N);
   const size_t rowLen = a.pX + wUp + nDx * a.sX + a.kX + (a.sX + 3) * N;
-  L* R = PoolScratch<L, 0>(rowLen);
+  // Average with excludePad: 1 / the clipped area of every output of a plane
+  // (PoolScaleRows).
+  const bool byArea = !Cfg::isMax && a.excludePad;
+  L* R = PoolTake<L>(a, rowLen);
+  L* widths = byArea ? PoolTake<L>(a, nDx) : nullptr;
+  L* scales = byArea ? PoolTake<L>(a, a.dstH * nDx) : nullptr;
+  if (!a.scratch->Fits()) return;  // sizing, or too little memory: nothing written
   const V ident = Ops::Identity(d);
   for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
   hn::StoreU(ident, d, R + rowLen - N);
-  // Average with excludePad: 1 / the clipped area of every output of a plane
-  // (PoolScaleRows).
-  L* scales = nullptr;
   if constexpr (!Cfg::isMax) {
-    if (a.excludePad) {
-      L* widths = PoolScratch<L, 1>(nDx);
+    if (byArea) {
       for (size_t dx = 0; dx < nDx; ++dx) {
         widths[dx] =
             dx < a.dstW ? static_cast<L>(detail::PoolWindow(dx, a.sX, a.pX, a.kX, W).Size()) : L(1);
       }
-      scales = PoolScratch<L, 2>(a.dstH * nDx);
       PoolScaleRows(d, scales, a.dstH, nDx, nDx, widths, a.kY * a.kX < (size_t{1} << 24),
                     [&](size_t dy) { return detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size(); });
     }
@@ -832,23 +834,23 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const size_t dstTotal = a.end * a.dstH * W2;
   const size_t span = PoolRoundUp(W, 2 * N);  // columns the chunks of a row read
   const bool left = a.kX == 3;
-  // The buffered rows' vertical step.
-  L* Vr = PoolScratch<L, 0>(span);
-  std::fill(Vr, Vr + span, L());  // no stale lanes, whatever they feed
   // Average with excludePad: 1 / clipped area per output of a row, one row
   // of scales per window height when there are no more heights than output
   // rows, else per output row. (A row per output row costs 3x224x224 16-bit
   // averages a visible share: 112 rows of scales for 3 planes.)
   const bool byHeight = a.kY <= a.dstH;
-  L* scales = nullptr;
+  const bool byArea = !Cfg::isMax && a.excludePad;
+  const size_t wUp = PoolRoundUp(W2, N), tableRows = byHeight ? a.kY : a.dstH;
+  L* Vr = PoolTake<L>(a, span);  // the buffered rows' vertical step
+  L* scales = byArea ? PoolTake<L>(a, PoolRoundUp(tableRows * W2, N) + wUp) : nullptr;
+  L* widths = byArea ? PoolTake<L>(a, wUp) : nullptr;
+  if (!a.scratch->Fits()) return;  // sizing, or too little memory: nothing written
+  std::fill(Vr, Vr + span, L());  // no stale lanes, whatever they feed
   if constexpr (!Cfg::isMax) {
-    if (a.excludePad) {
+    if (byArea) {
       // 1 / (row height times column width) (PoolScaleRows; element by
       // element, with a conversion each, they take as long as the pooling.
       // bench: BM_Pooling<float>/avg:1/C:3/HW:224/k:3/s:2/p:1/nhwc:0).
-      const size_t wUp = PoolRoundUp(W2, N), tableRows = byHeight ? a.kY : a.dstH;
-      scales = PoolScratch<L, 2>(PoolRoundUp(tableRows * W2, N) + wUp);
-      L* widths = PoolScratch<L, 3>(wUp);
       for (size_t j = 0; j < wUp; ++j) widths[j] = static_cast<L>(left && j == 0 ? 2 : a.kX);
       PoolScaleRows(d, scales, tableRows, W2, W2, widths, a.kY * a.kX < (size_t{1} << 24),
                     [&](size_t r) {

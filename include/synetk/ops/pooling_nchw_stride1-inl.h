@@ -618,19 +618,19 @@ void PoolNchwStride1(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     // Windows with a row whose loads (loadBlocks blocks) leave src read
     // copies of their rows, span apart, zeros past W.
     const size_t span = B * g.loadBlocks;
-    T* const copies = PoolScratch<T, 2>(kPoolStride1MaxRows * span);  // (T may be L)
-    const T* const src = a.src;
-    const auto safe = [&](size_t start) { return start + span <= srcTotal; };
     // excludePad: per window height h, the outputs' 1 / area (bf16: in
     // blocks of even then odd outputs, PoolColumnPairs), built when first
     // needed.
+    const bool byArea = !Cfg::isMax && a.excludePad;
     const size_t tabLen = B * g.outBlocks;
-    L* tabs = nullptr;
-    L* widths = nullptr;
+    T* const copies = PoolTake<T>(a, kPoolStride1MaxRows * span);  // (T may be L)
+    L* const tabs = byArea ? PoolTake<L>(a, (kY + 1) * tabLen) : nullptr;
+    L* const widths = byArea ? PoolTake<L>(a, tabLen) : nullptr;
+    if (!a.scratch->Fits()) return;  // sizing, or too little memory: nothing written
+    const T* const src = a.src;
+    const auto safe = [&](size_t start) { return start + span <= srcTotal; };
     bool built[kPoolStride1MaxRows + 1] = {};
-    if (!Cfg::isMax && a.excludePad) {
-      tabs = PoolScratch<L, 0>((kY + 1) * tabLen);
-      widths = PoolScratch<L, 1>(tabLen);
+    if (byArea) {
       for (size_t j = 0; j < tabLen; ++j) {
         widths[j] = j < dstW ? static_cast<L>(detail::PoolWindow(j, 1, pX, a.kX, W).Size()) : L(1);
       }

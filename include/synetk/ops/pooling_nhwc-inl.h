@@ -698,7 +698,34 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   // bench: BM_Pooling<float>/avg:1/C:512/HW:7/k:7/s:1/p:0/nhwc:1).
   const bool flatPairs = flat && a.sY == 1 && a.kY >= 2 && a.kY <= 7 && a.end - a.begin >= 2;
   const size_t rowLen = pixels * C + PoolRoundUp(rowElems, N) - rowElems + 6 * N;
-  L* R = PoolAlignLanes(PoolScratch<L, 0>((flatPairs ? 2 * rowLen + N : rowLen) + 2 * N), N);
+  // Average with excludePad: clipped width per element (flat and pick rows)
+  // or per pixel (planar rows), widthsLen of them.
+  const size_t dxUp = PoolRoundUp(dstW, N);
+  const bool widthPerElement =
+      !Cfg::isMax && excludePad && (flat || pick || strided || pixelPairs);
+  const bool widthPerPixel = !Cfg::isMax && excludePad && planar;
+  const size_t widthsLen =
+      widthPerElement ? PoolRoundUp(rowOut + N, N) : widthPerPixel ? dxUp : 0;
+  // PoolNhwcStridedRow's byte shuffle of each phase (a vector) and the
+  // output count of each of its blocks.
+  const size_t stridedBytes = N * sizeof(L), blockLanes = 16 / sizeof(L);
+  const size_t planeLen = planar ? PoolRoundUp(HWY_MAX(pixels, dxUp * sX + kX), N) + N : 0;
+  // The stem rows' shared columns; their loads reach this far past a row.
+  const bool stem = !pool3d && !flat && !planar && !pick && !strided && !pixelPairs && kX == 3 && sX == 2 && a.kY <= 3;
+  // Every buffer of the call, taken before anything is written.
+  L* R = PoolAlignLanes(PoolTake<L>(a, (flatPairs ? 2 * rowLen + N : rowLen) + 2 * N), N);
+  L* pix = pool3d ? PoolTake<L>(a, PoolRoundUp(C, N) + N) : nullptr;
+  L* widths = widthPerElement ? PoolTake<L>(a, rowOut + 2 * N)
+              : widthPerPixel ? PoolTake<L>(a, dxUp) : nullptr;
+  uint8_t* stridedIdx = strided ? PoolTake<uint8_t>(a, stridedPhases * (stridedBytes + 2)) : nullptr;
+  L* planes = planar ? PoolTake<L>(a, 3 * planeLen + 3 * dxUp + 3 * N) : nullptr;
+  // 1 / (rows * widths[j]) for windows of `rows` rows (PoolScale), or null
+  // without excludePad. Computed when the row count changes, a few times per
+  // call (the clipped rows at the top and bottom), not once per row.
+  L* scales = widthsLen != 0 ? PoolTake<L>(a, widthsLen) : nullptr;
+  L* carry = stem ? PoolTake<L>(a, PoolRoundUp(C, N)) : nullptr;
+  if (!a.scratch->Fits()) return;  // sizing, or too little memory: nothing written
+
   L* R2 = flatPairs ? PoolAlignLanes(R + rowLen, N) : nullptr;
   const V ident = Ops::Identity(d);
   for (L* buf : {R, R2}) {
@@ -706,17 +733,11 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, buf + i);
     hn::StoreU(ident, d, buf + rowLen - N);
   }
-  L* pix = pool3d ? PoolScratch<L, 1>(PoolRoundUp(C, N) + N) : nullptr;
-  // Average with excludePad: clipped width per element (flat and pick rows)
-  // or per pixel (planar rows), widthsLen of them.
-  L* widths = nullptr;
-  size_t widthsLen = 0;
   if constexpr (!Cfg::isMax) {
-    if ((flat || pick || strided || pixelPairs) && excludePad) {
-      widths = PoolWidthsPerElement(d, rowOut, C, [&](size_t dx) {
+    if (widthPerElement) {
+      PoolWidthsPerElement(d, widths, rowOut, C, [&](size_t dx) {
         return detail::PoolWindow(dx, sX, pX, kX, W).Size();
       });
-      widthsLen = PoolRoundUp(rowOut + N, N);
     }
   }
   const hn::RebindToUnsigned<D> du;
@@ -738,11 +759,6 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       }
     }
   }
-  // PoolNhwcStridedRow's byte shuffle of each phase (a vector) and the
-  // output count of each of its blocks.
-  const size_t stridedBytes = N * sizeof(L), blockLanes = 16 / sizeof(L);
-  uint8_t* stridedIdx =
-      strided ? PoolScratch<uint8_t, 6>(stridedPhases * (stridedBytes + 2)) : nullptr;
   uint8_t* stridedCounts = strided ? stridedIdx + stridedPhases * stridedBytes : nullptr;
   for (size_t j = 0; j < stridedPhases; ++j) {
     for (size_t b = 0; b * 16 < stridedBytes; ++b) {
@@ -759,26 +775,15 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       std::fill(blockIdx + n * sizeof(L), blockIdx + 16, uint8_t{0});
     }
   }
-  const size_t dxUp = PoolRoundUp(dstW, N);
-  const size_t planeLen = planar ? PoolRoundUp(HWY_MAX(pixels, dxUp * sX + kX), N) + N : 0;
-  L* planes = planar ? PoolScratch<L, 3>(3 * planeLen + 3 * dxUp + 3 * N) : nullptr;
   if (planar) {
     for (size_t i = 0; i + N <= 3 * planeLen; i += N) hn::StoreU(ident, d, planes + i);
-    if constexpr (!Cfg::isMax) {
-      if (excludePad) {
-        widths = PoolScratch<L, 2>(dxUp);
-        widthsLen = dxUp;
-        for (size_t dx = 0; dx < dxUp; ++dx) {
-          widths[dx] = dx < dstW
-              ? static_cast<L>(detail::PoolWindow(dx, sX, pX, kX, W).Size()) : L(1);
-        }
+    if (widthPerPixel) {
+      for (size_t dx = 0; dx < dxUp; ++dx) {
+        widths[dx] = dx < dstW
+            ? static_cast<L>(detail::PoolWindow(dx, sX, pX, kX, W).Size()) : L(1);
       }
     }
   }
-  // 1 / (rows * widths[j]) for windows of `rows` rows (PoolScale), or null
-  // without excludePad. Computed when the row count changes, a few times per
-  // call (the clipped rows at the top and bottom), not once per row.
-  L* scales = widths ? PoolScratch<L, 5>(widthsLen) : nullptr;
   size_t scalesRows = 0;
   const auto scalesFor = [&](size_t rows) HWY_ATTR -> const L* {
     if constexpr (!Cfg::isMax) {
@@ -792,9 +797,6 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   };
   L* row = R + pX * C;
   const hn::CappedTag<L, 1> d1;
-  // The stem rows' shared columns; their loads reach this far past a row.
-  const bool stem = !pool3d && !flat && !planar && !pick && !strided && !pixelPairs && kX == 3 && sX == 2 && a.kY <= 3;
-  L* carry = stem ? PoolScratch<L, 4>(PoolRoundUp(C, N)) : nullptr;
   const size_t stemReach = rowElems - C + PoolRoundUp(C, N);
   for (size_t dy = a.begin; dy < a.end; ++dy) {
     const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, a.srcH);

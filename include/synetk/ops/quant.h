@@ -389,8 +389,10 @@ inline void RunScale(const detail::ScaleArgs& a) {
 /// computed once in fp32 (as the original) and Round half to even: the same
 /// bytes on every target. A NaN v (inf * 0) gives dstZero. bias may be
 /// null. In place (dst == src) is allowed. `part` selects spatial positions.
-/// Each thread keeps the work (byte maps, fixed-point plans) of its last
-/// parameter sets; QuantizedScaleContext keeps it for one set.
+/// The functor keeps nothing between calls: a long call works out its byte
+/// maps or fixed-point plans for itself; QuantizedScaleContext works them
+/// out once, for an engine that runs a layer with the same parameters at
+/// every inference.
 ///
 /// \tparam Format synetk::Nchw or synetk::Nhwc.
 template <class Format>

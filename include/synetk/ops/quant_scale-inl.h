@@ -13,9 +13,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <memory>
-#include <new>
-#include <vector>
 
 #include <hwy/highway.h>
 
@@ -154,8 +151,8 @@ HWY_INLINE void ScaleChannelTable(DF df, const float* HWY_RESTRICT u, const floa
   ScaleTable<kHasBias, kNaN, kClamp>(df, u, sc, bi, k, q, map);
 }
 
-// Every channel's table into maps[0, C): what a QuantizedScaleContext and the
-// stateless NCHW calls keep (ScalePlanCache) work out once.
+// Every channel's table into maps[0, C): what a QuantizedScaleContext works
+// out once.
 template <bool kHasBias, bool kNaN, bool kClamp>
 HWY_INLINE void ScaleChannelTables(const detail::ScaleArgs& a, const ScaleParams& k,
                                    const QuantizeParams& q, detail::ByteMap* maps) {
@@ -651,9 +648,8 @@ HWY_INLINE void FixedChunkExceptions(const uint8_t* map, size_t W, size_t c, siz
 // kScaleFixedPatches keep their maps (NHWC fixes them up per pixel).
 // Channels with two exceptions search nearby lines too (FixedChunkExceptions'
 // searchAbove 1), since one such channel makes its NHWC chunk blend two per
-// vector: every caller keeps its plans for the parameters' later calls (a
-// context, or the stateless calls' ScalePlanCache), so the search is paid
-// once per parameter set. bench: BM_QuantScale<true>/C:256/HW:784/nhwc:1.
+// vector: a context keeps its plans for every later call, so the search is
+// paid once per parameter set (a stateless call plans only when it is long). bench: BM_QuantScale<true>/C:256/HW:784/nhwc:1.
 template <bool kHasBias, bool kClamp4>
 HWY_NOINLINE void PlanScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
                                  const QuantizeParams& q, size_t patchLimit, ScaleFixedPlans& p) {
@@ -898,106 +894,6 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
   }
 }
 
-// Work kept between stateless calls, per thread and per target (this is
-// per-target code): fixed-point plans, and the NCHW byte maps of the
-// byte-lookup targets. Engines run a layer with the same parameters at every
-// inference, so the stateless API then does its per-call work once per
-// parameter set, as a QuantizedScaleContext does. The key is every input of
-// that work, compared bit for bit: the channel count, the planned channels,
-// the variant (bias, clamp, NaN, maps), the per-tensor parameters and every
-// scale and bias. Plans: a call shorter than kScaleFixedMinLen positions
-// plans only when its key is already listed (seen once without a plan), so
-// a one-off call keeps the fp32 formula; a planned key holds a
-// ScaleFixedPlans (about 16 KiB) on the heap. Maps: calls that build byte
-// tables keep them (256 bytes per channel, up to kScaleKeptMapsMaxC
-// channels). kScalePlanCacheEntries keys, least recently used out.
-constexpr size_t kScalePlanCacheEntries = 4;
-constexpr size_t kScaleKeptMapsMaxC = 256;
-
-// A key's variant: which kernel instance made the work, and whether it is
-// plans or NCHW maps.
-constexpr int ScaleKeyVariant(bool bias, bool clamp, bool nan, bool maps) {
-  return (bias ? 1 : 0) | (clamp ? 2 : 0) | (nan ? 4 : 0) | (maps ? 8 : 0);
-}
-
-struct ScalePlanKey {
-  size_t channels = 0, planned = 0;
-  int variant = 0;  // ScaleKeyVariant
-  int32_t srcZero = 0, dstZero = 0;
-  float srcScale = 0.0f, invDstScale = 0.0f;
-  std::vector<float> params;  // scale, then bias
-
-  // Whether a's call, planning `planned` channels in `variant`, has this key
-  // (floats compared bit for bit).
-  bool Matches(const detail::ScaleArgs& a, size_t plannedChannels, int callVariant) const {
-    const size_t C = a.channels;
-    return channels == C && planned == plannedChannels && variant == callVariant &&
-           srcZero == a.srcZero && dstZero == a.dstZero &&
-           std::memcmp(&srcScale, &a.srcScale, 4) == 0 &&
-           std::memcmp(&invDstScale, &a.invDstScale, 4) == 0 &&
-           std::memcmp(params.data(), a.scale, C * 4) == 0 &&
-           ((callVariant & 1) == 0 || std::memcmp(params.data() + C, a.bias, C * 4) == 0);
-  }
-  void Set(const detail::ScaleArgs& a, size_t plannedChannels, int callVariant) {
-    const size_t C = a.channels;
-    channels = C;
-    planned = plannedChannels;
-    variant = callVariant;
-    srcZero = a.srcZero;
-    dstZero = a.dstZero;
-    srcScale = a.srcScale;
-    invDstScale = a.invDstScale;
-    params.assign(a.scale, a.scale + C);
-    if (callVariant & 1) params.insert(params.end(), a.bias, a.bias + C);
-  }
-};
-
-struct ScaleKeptMaps {
-  detail::ByteMap map[kScaleKeptMapsMaxC];
-};
-
-struct ScalePlanCache {
-  struct Entry {
-    ScalePlanKey key;
-    // Kept across keys (their memory; `planned` says whether they are the
-    // key's): NHWC plans or NCHW maps.
-    std::unique_ptr<ScaleFixedPlans> plans;
-    std::unique_ptr<ScaleKeptMaps> maps;
-    bool planned = false;
-    uint64_t lastUse = 0;  // 0: empty
-  };
-  Entry entries[kScalePlanCacheEntries];
-  uint64_t clock = 0;
-
-  Entry* Find(const detail::ScaleArgs& a, size_t planned, int variant) {
-    for (Entry& e : entries) {
-      if (e.lastUse != 0 && e.key.Matches(a, planned, variant)) {
-        e.lastUse = ++clock;
-        return &e;
-      }
-    }
-    return nullptr;
-  }
-  // The least recently used entry, now a's key, not planned. (Emptied
-  // first: if copying the key throws, no call can match the half-set key.)
-  Entry& Add(const detail::ScaleArgs& a, size_t planned, int variant) {
-    Entry* out = &entries[0];
-    for (Entry& e : entries) {
-      if (e.lastUse < out->lastUse) out = &e;
-    }
-    out->planned = false;
-    out->lastUse = 0;
-    out->key.Set(a, planned, variant);
-    out->lastUse = ++clock;
-    return *out;
-  }
-};
-
-HWY_INLINE ScalePlanCache& ThreadScalePlans() {
-  thread_local ScalePlanCache cache;
-  return cache;
-}
-
 // The fixed-point path where it applies and pays: returns false to leave the
 // call to the fp32 (or table) kernels.
 template <bool kHasBias, bool kNaN, bool kClamp4, class Format>
@@ -1028,23 +924,8 @@ HWY_NOINLINE bool ScaleFixed(const detail::ScaleArgs& a, const ScaleParams& k,
       return true;
     };
     if (stored) return run(*a.prepared.plans);
-    // Plans kept from an earlier call with the same parameters, or made now
-    // and kept (ScalePlanCache).
-    ScalePlanCache& cache = ThreadScalePlans();
-    constexpr int variant = ScaleKeyVariant(kHasBias, kClamp4, kNaN, false);
-    ScalePlanCache::Entry* e = cache.Find(a, Cf, variant);
-    if (e != nullptr && e->planned) return run(*e->plans);
-    if (e == nullptr) {
-      e = &cache.Add(a, Cf, variant);
-      if (shortCall) return false;  // seen once: the next such call plans
-    }
-    e->maps.reset();  // an NCHW key's maps, if the entry had one
-    if (e->plans == nullptr) e->plans.reset(new (std::nothrow) ScaleFixedPlans);
-    if (e->plans != nullptr) {
-      PlanScaleFixed<kHasBias, kClamp4>(a, k, q, Cf, *e->plans);
-      e->planned = true;
-      return run(*e->plans);
-    }
+    // A stateless call plans for itself where that pays: only long calls
+    // (kScaleFixedMinLen).
     if (shortCall) return false;
     ScaleFixedPlans plans;
     PlanScaleFixed<kHasBias, kClamp4>(a, k, q, Cf, plans);
@@ -1060,28 +941,6 @@ HWY_INLINE void ScaleNchwMaps(const detail::ScaleArgs& a, const detail::ByteMap*
   uint8_t* const dst = a.dst + a.sBegin;
   if (len == S) return MapPlanes(maps, src, C, S, dst);
   for (size_t c = 0; c < C; ++c) MapBytes(maps[c], src + c * S, len, dst + c * S);
-}
-
-// NCHW byte tables kept for the next call with the same parameters
-// (ScalePlanCache), for up to kScaleKeptMapsMaxC channels: the same maps
-// as ScaleNchwTables builds, built once per parameter set.
-template <bool kHasBias, bool kNaN, bool kClamp>
-HWY_INLINE void ScaleNchwKeptTables(const detail::ScaleArgs& a, const ScaleParams& k,
-                                    const QuantizeParams& q) {
-  const size_t C = a.channels;
-  if (C > kScaleKeptMapsMaxC) return ScaleNchwTables<kHasBias, kNaN, kClamp>(a, k, q);
-  ScalePlanCache& cache = ThreadScalePlans();
-  constexpr int variant = ScaleKeyVariant(kHasBias, kClamp, kNaN, true);
-  ScalePlanCache::Entry* e = cache.Find(a, 0, variant);
-  if (e == nullptr) e = &cache.Add(a, 0, variant);
-  if (!e->planned) {
-    e->plans.reset();  // an NHWC key's plans, if the entry had them
-    if (e->maps == nullptr) e->maps.reset(new (std::nothrow) ScaleKeptMaps);
-    if (e->maps == nullptr) return ScaleNchwTables<kHasBias, kNaN, kClamp>(a, k, q);
-    ScaleChannelTables<kHasBias, kNaN, kClamp>(a, k, q, e->maps->map);
-    e->planned = true;
-  }
-  ScaleNchwMaps(a, e->maps->map);
 }
 
 // NCHW through a QuantizedScaleContext's stored byte maps.
@@ -1119,7 +978,7 @@ void ScaleKernel(const detail::ScaleArgs& a) {
       if (kByteLookup && a.prepared.maps != nullptr) {
         ScaleNchwStoredMaps(a);
       } else if (kByteLookup && a.sEnd - a.sBegin >= kTableMinBytes) {
-        ScaleNchwKeptTables<kBias, kNaN, kClamp>(a, k, q);
+        ScaleNchwTables<kBias, kNaN, kClamp>(a, k, q);
       } else {
         ScaleNchwRows<kBias, kNaN, kClamp>(a, k, q, nullptr);
       }
