@@ -9,6 +9,8 @@
 
 #include <array>
 #include <climits>
+#include <set>
+#include <utility>
 #include <sstream>
 #include <string>
 
@@ -286,6 +288,9 @@ std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
         v.push_back(Geom2D(C, 6, 200 / C + kX + sX, 3, kX, 2, sX, 1, kX - 1, false, true));
       }
   v.push_back(Geom2D(3, 7, 60, 1, 3, 1, 2, 0, 1, false, false));  // one row
+  // Max of 16- and 32-bit keys straight from src (NCHW stride 1) needs input
+  // rows of 4 vectors or more: 128 16-bit keys on AVX-512.
+  v.push_back(Geom2D(2, 6, 130, 3, 3, 1, 1, 1, 1, false, false));
   return v;
 }
 
@@ -687,6 +692,94 @@ TEST_CASE("pooling with scratch beyond the stack buffer", "[pooling][workspace]"
       for (const bool ex : {true, false}) CheckAverage<float>(g, ex, PoolRandom<float>(g.SrcSize()));
       CheckAverage<bfloat16_t>(g, true, PoolRandom<bfloat16_t>(g.SrcSize()));
     }
+  });
+}
+
+// Paths the suite must reach: every (path, NHWC row kind) the planner can
+// pick with these capabilities (pooling_plan.h).
+using PathKey = std::pair<int, int>;
+PathKey KeyOf(const synetk::detail::PoolPlan& p) {
+  using synetk::detail::PoolPath;
+  return {static_cast<int>(p.path), p.path == PoolPath::kNhwcRows ? static_cast<int>(p.rows) : -1};
+}
+std::set<PathKey> PossiblePaths(const synetk::detail::PoolCaps& c) {
+  using synetk::detail::PoolPath;
+  using R = synetk::detail::PoolRowKind;
+  std::set<PathKey> s;
+  const auto add = [&](PoolPath p, int rows = -1) { s.insert({static_cast<int>(p), rows}); };
+  add(PoolPath::kDirect);
+  if (!c.nhwc) {
+    for (PoolPath p : {PoolPath::kNchwPairs, PoolPath::kNchwHalfWidth, PoolPath::kNchwStacked,
+                       PoolPath::kNchwRows}) {
+      add(p);
+    }
+    if (c.stride1 && c.stride1MaxX > 0) add(PoolPath::kNchwStride1);
+    if (!c.max) {
+      add(PoolPath::kNchwGlobalAverage);
+    } else {
+      add(PoolPath::kNchwGlobalMax);
+      if (!c.floatLanes && !c.scalar) add(PoolPath::kNchwGlobalMaxTree);
+    }
+    return s;
+  }
+  add(PoolPath::kNhwcPairs);
+  for (R r : {R::kGeneric, R::kStem, R::kFlat, R::kPlanar}) add(PoolPath::kNhwcRows, int(r));
+  if (c.twoTables) add(PoolPath::kNhwcRows, int(R::kPick));
+  const size_t vectorBytes = c.lanes * c.laneBytes;
+  if (!c.twoTables && !c.scalar && (vectorBytes == 16 || vectorBytes == 32)) {
+    add(PoolPath::kNhwcRows, int(R::kStrided));
+  }
+  if (c.avx2 && c.laneBytes == 4 && c.elemBytes == 2) add(PoolPath::kNhwcRows, int(R::kPixelPairs));
+  return s;
+}
+
+// On the current target: the geometries of the reference tests (and the
+// direct loop's and a kernel wider than the stacked rows take) reach every
+// path the planner can pick for (T, operation, format).
+template <typename T, bool kMax, class F>
+void CheckPathsReached() {
+  INFO((std::is_same_v<F, synetk::Nhwc> ? "nhwc " : "nchw ") << (kMax ? "max " : "average ")
+       << sizeof(T) << "-byte elements");
+  std::vector<PoolGeom> geoms = Geometries2D(sizeof(T));
+  geoms.push_back(Geom2D(3, 4, 3, 2, 5000, 1, 2000, 1, 4999, true, true));  // direct
+  geoms.push_back(Geom2D(2, 5, 70, 2, 33, 1, 1, 0, 16, false, true));      // 33 wide
+  std::set<PathKey> reached;
+  synetk::detail::PoolCaps caps;
+  for (const PoolGeom& g : geoms) {
+    auto a = synetk::impl::PoolArgs2d<T>(g.srcC, g.srcH, g.srcW, g.kY, g.kX, g.sY, g.sX, g.pY,
+                                         g.pX, g.dstH, g.dstW);
+    a.excludePad = true;
+    reached.insert(KeyOf(synetk::impl::PoolingPlanOf<kMax, T, F>("test", a, synetk::Range::All(),
+                                                                 &caps)));
+  }
+  for (const PathKey& k : PossiblePaths(caps)) {
+    INFO("path " << k.first << " rows " << k.second);
+    CHECK(reached.count(k) == 1);
+  }
+  for (const PathKey& k : reached) {
+    INFO("path " << k.first << " rows " << k.second << " reached but not expected");
+    CHECK(PossiblePaths(caps).count(k) == 1);
+  }
+}
+
+TEST_CASE("pooling test geometries reach every path on every target", "[pooling][plan]") {
+  SYNETK_FOR_EACH_TARGET([] {
+    CheckPathsReached<float, true, synetk::Nchw>();
+    CheckPathsReached<float, true, synetk::Nhwc>();
+    CheckPathsReached<float, false, synetk::Nchw>();
+    CheckPathsReached<float, false, synetk::Nhwc>();
+    CheckPathsReached<bfloat16_t, true, synetk::Nchw>();
+    CheckPathsReached<bfloat16_t, true, synetk::Nhwc>();
+    CheckPathsReached<bfloat16_t, false, synetk::Nchw>();
+    CheckPathsReached<bfloat16_t, false, synetk::Nhwc>();
+    CheckPathsReached<float16_t, true, synetk::Nchw>();
+    CheckPathsReached<float16_t, true, synetk::Nhwc>();
+    CheckPathsReached<float16_t, false, synetk::Nchw>();
+    CheckPathsReached<float16_t, false, synetk::Nhwc>();
+    CheckPathsReached<uint8_t, true, synetk::Nchw>();
+    CheckPathsReached<uint8_t, true, synetk::Nhwc>();
+    CheckPathsReached<int8_t, true, synetk::Nchw>();
+    CheckPathsReached<int8_t, true, synetk::Nhwc>();
   });
 }
 

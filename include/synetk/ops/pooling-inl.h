@@ -43,74 +43,119 @@ SYNETK_NAMESPACE_BEGIN
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// The dispatched entry point, one instance per (operation, element, format).
+// What the planner needs of this target and Cfg's element type.
+template <class Cfg>
+HWY_INLINE detail::PoolCaps PoolCapsOf() {
+  using Ops = PoolOps<Cfg>;
+  using L = typename Ops::L;
+  const hn::ScalableTag<L> d;
+  detail::PoolCaps c;
+  c.max = Cfg::isMax;
+  c.nhwc = std::is_same_v<typename Cfg::Fmt, Nhwc>;
+  c.laneBytes = sizeof(L);
+  c.floatLanes = std::is_same_v<L, float>;
+  c.elemBytes = sizeof(typename Cfg::Elem);
+  c.bf16Pairs = Ops::kBF16Pairs;
+  c.lanes = hn::Lanes(d);
+  c.scalar = HWY_TARGET == HWY_SCALAR;
+  c.scalable = HWY_HAVE_SCALABLE;
+  c.twoTables = kPoolHasTwoTables<L>;
+  c.avx2 = SYNETK_IS_X86_AVX2;
+  c.stride1 = kPoolStride1Type<Cfg>;
+  c.stride1MaxX = kPoolStride1MaxX<Cfg, decltype(d)>;
+  return c;
+}
+
+template <typename T>
+HWY_INLINE detail::PoolShape PoolShapeOf(const detail::PoolArgs<T>& a) {
+  return {a.srcC, a.srcH, a.srcW, a.dstH, a.dstW, a.kY, a.kX, a.sY, a.sX, a.pY, a.pX,
+          a.pool3d, a.direct, a.end - a.begin};
+}
+
+// NCHW global pooling on the plan's vector (only the widths PlanPoolGlobal
+// picks on this target are instantiated).
+template <class Cfg, class D>
+HWY_INLINE void PoolNchwGlobal(D d, const detail::PoolArgs<typename Cfg::Elem>& a,
+                               const detail::PoolPlan& plan) {
+  using L = typename PoolOps<Cfg>::L;
+  using detail::PoolWidth;
+  const hn::CappedTag<L, 16 / sizeof(L)> dq;
+  if constexpr (!Cfg::isMax) {
+#if HWY_TARGET != HWY_SCALAR
+    if constexpr (!HWY_HAVE_SCALABLE) {
+      if (plan.width == PoolWidth::kFull) return PoolNchwGlobalAverage<Cfg>(d, a);
+      if (plan.width == PoolWidth::k8Lanes) {
+        return PoolNchwGlobalAverage<Cfg>(hn::CappedTag<L, 8>(), a);
+      }
+    }
+    if (plan.width == PoolWidth::k128Bit) return PoolNchwGlobalAverage<Cfg>(dq, a);
+#endif
+    PoolNchwGlobalAverage<Cfg>(hn::CappedTag<L, 1>(), a);
+  } else if constexpr (!std::is_same_v<L, float> && HWY_TARGET != HWY_SCALAR) {
+    if constexpr (!HWY_HAVE_SCALABLE) {
+      if (plan.width == PoolWidth::kFull) return PoolNchwGlobalMaxTree<Cfg>(d, a);
+      if (plan.width == PoolWidth::k256Bit) {
+        return PoolNchwGlobalMaxTree<Cfg>(hn::CappedTag<L, 32 / sizeof(L)>(), a);
+      }
+    }
+    if (plan.path == detail::PoolPath::kNchwGlobalMaxTree) {
+      return PoolNchwGlobalMaxTree<Cfg>(dq, a);
+    }
+    PoolNchwGlobalMax<Cfg>(dq, a);
+  } else if (plan.width == PoolWidth::kFull) {
+    PoolNchwGlobalMax<Cfg>(d, a);
+  } else {
+    PoolNchwGlobalMax<Cfg>(dq, a);
+  }
+}
+
+// The dispatched entry point, one instance per (operation, element, format):
+// the planner's path (pooling_plan.h), each path instantiated only for the
+// format it serves.
 template <class Cfg>
 void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
-  using L = typename PoolOps<Cfg>::L;
-  // While the call is only sized (WorkspaceBytes), the paths that take no
-  // scratch do not run; the others return after taking theirs.
-  const bool sizing = a.scratch->Sizing();
-  if (a.direct) {
-    if (!sizing) PoolDirect<Cfg>(a);
+  using detail::PoolPath;
+  const detail::PoolCaps caps = PoolCapsOf<Cfg>();
+  const detail::PoolPlan plan = detail::PlanPool(PoolShapeOf(a), caps);
+  if (a.planOut != nullptr) {
+    *a.planOut = plan;
+    if (a.capsOut != nullptr) *a.capsOut = caps;
     return;
   }
-  const hn::ScalableTag<L> d;
-  const bool pairs = PoolIsPairs(a.kY, a.kX, a.sY, a.sX, a.pY, a.pX, a.srcH, a.srcW, a.dstH,
-                                 a.dstW, a.pool3d);
-  if constexpr (std::is_same_v<typename Cfg::Fmt, Nchw>) {
-    if (pairs) {
-      if (!sizing) PoolNchwPairs<Cfg>(d, a);
-    } else if (PoolIsHalfWidth(a.kX, a.sX, a.pX, a.srcW, a.dstW, a.pool3d)) {
-      PoolNchwHalfWidth<Cfg>(d, a);
-    } else if (!a.pool3d && a.dstH == 1 && a.dstW == 1 && a.kY - a.pY >= a.srcH &&
-        a.kX - a.pX >= a.srcW) {  // one window covering each whole plane
-      if (sizing) return;
-      const hn::CappedTag<L, 16 / sizeof(L)> dq;
-      const size_t plane = a.srcH * a.srcW;
-      if constexpr (!Cfg::isMax) {
-        // The widest vectors that fit in a plane, as for the max below.
-#if HWY_TARGET != HWY_SCALAR
-        const hn::CappedTag<L, 8> d8;
-        if constexpr (!HWY_HAVE_SCALABLE) {
-          if (plane >= hn::Lanes(d)) return PoolNchwGlobalAverage<Cfg>(d, a);
-          if (plane >= hn::Lanes(d8)) return PoolNchwGlobalAverage<Cfg>(d8, a);
-        }
-        if (plane >= hn::Lanes(dq)) return PoolNchwGlobalAverage<Cfg>(dq, a);
-#endif
-        PoolNchwGlobalAverage<Cfg>(hn::CappedTag<L, 1>(), a);
-#if HWY_TARGET != HWY_SCALAR
-      } else if constexpr (!std::is_same_v<L, float>) {
-        // The widest vectors that fit in a plane (7x7 planes of 8-bit types
-        // on AVX-512: 256 bits); scalable targets fold no blocks, so 128.
-        const hn::CappedTag<L, 32 / sizeof(L)> dh;
-        if constexpr (!HWY_HAVE_SCALABLE) {
-          if (plane >= hn::Lanes(d)) return PoolNchwGlobalMaxTree<Cfg>(d, a);
-          if (plane >= hn::Lanes(dh)) return PoolNchwGlobalMaxTree<Cfg>(dh, a);
-        }
-        if (plane >= hn::Lanes(dq)) {
-          PoolNchwGlobalMaxTree<Cfg>(dq, a);
-        } else {
-          PoolNchwGlobalMax<Cfg>(dq, a);
-        }
-#endif
-      } else if (plane >= 2 * hn::Lanes(d)) {
-        PoolNchwGlobalMax<Cfg>(d, a);
-      } else {  // small planes: 128-bit vectors waste fewer lanes
-        PoolNchwGlobalMax<Cfg>(dq, a);
-      }
-    } else if (PoolNchwStride1Fits<Cfg>(d, a)) {
-      PoolNchwStride1<Cfg>(d, a);
-    } else if (a.kX <= kPoolStackedMaxKernel) {
-      PoolNchwStacked<Cfg>(d, a);
-    } else {
-      PoolNchw<Cfg>(d, a);
-    }
-  } else {
-    if (pairs && a.srcC >= hn::Lanes(d)) {
-      if (!sizing) PoolNhwcPairs<Cfg>(d, a);
-    } else {
-      PoolNhwc<Cfg>(d, a);
-    }
+  // While the call is only sized (WorkspaceBytes), the paths that take no
+  // scratch do not run; the others return after taking theirs.
+  if (a.scratch->Sizing() && !detail::PoolPathTakesScratch(plan.path)) return;
+  constexpr bool kNchw = std::is_same_v<typename Cfg::Fmt, Nchw>;
+  const hn::ScalableTag<typename PoolOps<Cfg>::L> d;
+  switch (plan.path) {
+    case PoolPath::kDirect:
+      return PoolDirect<Cfg>(a);
+    case PoolPath::kNchwPairs:
+      if constexpr (kNchw) PoolNchwPairs<Cfg>(d, a);
+      return;
+    case PoolPath::kNchwHalfWidth:
+      if constexpr (kNchw) PoolNchwHalfWidth<Cfg>(d, a);
+      return;
+    case PoolPath::kNchwGlobalAverage:
+    case PoolPath::kNchwGlobalMax:
+    case PoolPath::kNchwGlobalMaxTree:
+      if constexpr (kNchw) PoolNchwGlobal<Cfg>(d, a, plan);
+      return;
+    case PoolPath::kNchwStride1:
+      if constexpr (kNchw) PoolNchwStride1<Cfg>(d, a);
+      return;
+    case PoolPath::kNchwStacked:
+      if constexpr (kNchw) PoolNchwStacked<Cfg>(d, a);
+      return;
+    case PoolPath::kNchwRows:
+      if constexpr (kNchw) PoolNchw<Cfg>(d, a);
+      return;
+    case PoolPath::kNhwcPairs:
+      if constexpr (!kNchw) PoolNhwcPairs<Cfg>(d, a);
+      return;
+    case PoolPath::kNhwcRows:
+      if constexpr (!kNchw) PoolNhwc<Cfg>(d, a, plan);
+      return;
   }
 }
 

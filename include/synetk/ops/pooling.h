@@ -151,6 +151,22 @@ inline size_t PoolingWorkspaceBytes(const char* layer, PoolArgs<T>& a, Range par
   return arena.Needed();
 }
 
+// The plan the kernel of this target picks for a call, and the
+// capabilities it planned with (tests: which path serves a geometry). The
+// call is not run.
+template <bool kMax, typename T, class Format>
+inline PoolPlan PoolingPlanOf(const char* layer, PoolArgs<T>& a, Range part, PoolCaps* caps) {
+  PoolPlan plan;
+  if (!PreparePooling<kMax, T, Format>(layer, a, part, true)) return plan;
+  using Cfg = PoolCfg<kMax, T, Format>;
+  ScratchArena arena;
+  a.scratch = &arena;
+  a.planOut = &plan;
+  a.capsOut = caps;
+  SYNETK_DISPATCH(PoolKernel<Cfg>)(a);
+  return plan;
+}
+
 // A 2D call's arguments (no pointers yet).
 template <typename T>
 inline PoolArgs<T> PoolArgs2d(size_t srcC, size_t srcH, size_t srcW, size_t kernelY,

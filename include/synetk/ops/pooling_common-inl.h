@@ -11,6 +11,7 @@
 
 #include "synetk/detail/scratch.h"
 #include "synetk/format.h"
+#include "synetk/ops/pooling_plan.h"
 
 namespace synetk {
 namespace detail {
@@ -36,6 +37,10 @@ struct PoolArgs {
   size_t begin = 0, end = 0;
   // The call's scratch memory (never null in a kernel).
   ScratchArena* scratch = nullptr;
+  // Tests: where planOut is non-null, the kernel writes its plan (and the
+  // capabilities it planned with) there and runs nothing.
+  PoolPlan* planOut = nullptr;
+  PoolCaps* capsOut = nullptr;
 };
 
 template <bool kMax, typename T, class Format>
@@ -804,9 +809,7 @@ HWY_INLINE hn::Vec<D> PoolTwoTables(D d, hn::Vec<D> a, hn::Vec<D> b,
 #endif
 }
 
-// The largest kernelX of the stacked NCHW rows and of the NHWC flat and
-// planar rows (their taps are unrolled or looped over a padded row buffer).
-inline constexpr size_t kPoolStackedMaxKernel = 32;
+using detail::kPoolStackedMaxKernel;
 
 }  // namespace HWY_NAMESPACE
 SYNETK_NAMESPACE_END

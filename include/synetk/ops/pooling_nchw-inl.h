@@ -817,11 +817,6 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
   }
 }
 
-inline bool PoolIsHalfWidth(size_t kX, size_t sX, size_t pX, size_t srcW, size_t dstW,
-                            bool pool3d) {
-  return !pool3d && sX == 2 && srcW == 2 * dstW && ((kX == 3 && pX == 1) || (kX == 2 && pX == 0));
-}
-
 template <class Cfg, class D>
 void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using Ops = PoolOps<Cfg>;

@@ -26,8 +26,8 @@ SYNETK_NAMESPACE_BEGIN
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Windows of more rows than this take the other paths.
-inline constexpr size_t kPoolStride1MaxRows = 16;
+// Windows of more rows than this take the other paths (pooling_plan.h).
+using detail::kPoolStride1MaxRows;
 
 // Element types with a PoolNchwStride1 path: every max key, fp32 and f16
 // averages (promoted at every load) in whole vectors, bf16 averages as
@@ -560,26 +560,6 @@ template <class Cfg, class D>
 inline constexpr size_t kPoolStride1MaxX =
     PoolOps<Cfg>::kBF16Pairs ? 7 : (hn::MaxLanes(D()) >= 8 ? 5 : 0);
 
-// Whether PoolNchwStride1 serves a call: kPoolStride1Type, 2D, stride 1
-// along W, windows of up to kPoolStride1MaxX columns padded by 0 or kX / 2
-// (the instances) and up to kPoolStride1MaxRows rows, input and output rows
-// of a block or more; max of 16- and 32-bit keys only on input rows of 4
-// blocks or more: short rows of wider lanes pool faster stacked, several per
-// pass. bench: BM_Pooling<uint8_t>/avg:0/C:32/HW:64/k:5/s:1/p:2/nhwc:0.
-template <class Cfg, class D>
-HWY_INLINE bool PoolNchwStride1Fits(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
-  if constexpr (kPoolStride1Type<Cfg>) {
-    const size_t B = (PoolOps<Cfg>::kBF16Pairs ? 2 : 1) * hn::Lanes(d);
-    const size_t minW = Cfg::isMax && sizeof(typename PoolOps<Cfg>::L) > 1 ? 4 * B : B;
-    return !a.pool3d && a.sX == 1 && a.kX <= kPoolStride1MaxX<Cfg, D> &&
-           (a.pX == 0 || a.pX == a.kX / 2) && a.kY <= kPoolStride1MaxRows && a.srcW >= minW &&
-           a.dstW >= B;
-  } else {
-    (void)d;
-    (void)a;
-    return false;
-  }
-}
 
 // NCHW averages and max with stride 1 along W, straight from src (no row
 // buffer): each block of a window's rows is loaded (bf16 averages: N 32-bit
@@ -666,7 +646,7 @@ void PoolNchwStride1(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     const size_t yLo = HWY_MIN(dstH, (a.pY + a.sY - 1) / a.sY);
     const size_t yEnd = H + a.pY >= kY ? HWY_MIN(dstH, (H + a.pY - kY) / a.sY + 1) : 0;
     const bool pairs = a.sY == 1 && kY >= 2;
-    // Compile-time kernel width and padding: pX 0 or kX / 2 (PoolNchwStride1Fits).
+    // Compile-time kernel width and padding: pX 0 or kX / 2 (PoolIsStride1).
     const auto run = [&](auto kXc, auto kPXc) HWY_ATTR {
       constexpr size_t kX = decltype(kXc)::value, kPX = decltype(kPXc)::value;
       const auto single = [&](size_t dc, size_t dy) HWY_ATTR {

@@ -621,7 +621,7 @@ HWY_NOINLINE void PoolNhwcStemRow(D d, const T* HWY_RESTRICT s, size_t rowElems,
 }
 
 template <class Cfg, class D>
-void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a, const detail::PoolPlan& plan) {
   using Ops = PoolOps<Cfg>;
   using L = typename Ops::L;
   using T = typename Cfg::Elem;
@@ -636,67 +636,19 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   // Stores may spill past a row onto outputs written later, never past the part.
   const size_t srcTotal = a.srcH * rowElems, dstTotal = a.end * dstW * dstC;
   const size_t pixels = pX + W + dstW * sX + kX;
-  // Few channels, strided: PoolNhwcPickRow, pickPixels whole output pixels
-  // per vector, from 2N lanes of window starts.
-  size_t pickPixels = 0;
-  // 3-wide windows of stride 2 with padding: each output's first tap is the
-  // previous output's last, which PoolNhwcPickRow carries over, so a chunk's
-  // lanes hold only taps 1 and 2 and more pixels (3 channels, fp32 lanes on
-  // AVX-512: 4 -> 5 per chunk). bench: BM_Pooling<float>/avg:1/C:3/HW:224/k:3/s:2/p:1/nhwc:1.
-  bool pickCarry = false;
-  if constexpr (kPoolHasTwoTables<L>) {
-    // The last pixel's last tap is lane (P - 1)*sX*C + kX*C - 1 < 2N
-    // (carried: (kX - 1)*C instead of kX*C).
-    if (!pool3d && sX >= 2 && kX <= 7 && kX * C <= 2 * N) {
-      pickPixels = HWY_MIN(N / C, (2 * N - kX * C) / (sX * C) + 1);
-      const size_t carried = HWY_MIN(N / C, (2 * N - (kX - 1) * C) / (sX * C) + 1);
-      // Where it adds an eighth or more pixels: the carry's permutation
-      // waits for tap 2, which fewer added pixels do not repay (u8 3
-      // channels: 20 -> 21 pixels).
-      if (kX == 3 && sX == 2 && pX >= 1 && pickPixels >= 2 && 8 * carried >= 9 * pickPixels) {
-        pickPixels = carried;
-        pickCarry = true;
-      }
-    }
-  }
-  // At most 4 channels, strided, where no two-table permutation serves the
-  // lanes, on vectors of one or two 128-bit blocks: PoolNhwcStridedRow, its
-  // pattern repeating every stridedPhases vectors (0: not taken).
-  size_t stridedPhases = 0;
-  if constexpr (!kPoolHasTwoTables<L> && HWY_TARGET != HWY_SCALAR) {
-    const size_t bytes = N * sizeof(L);
-    if (!pool3d && C <= 4 && sX >= 2 && sX <= 4 && kX <= 7 && (bytes == 16 || bytes == 32)) {
-      stridedPhases = sX * C / std::gcd(N, sX * C);
-    }
-  }
-  const bool strided = stridedPhases != 0;
-  // 16-bit averages of 3 or 4 channels, strided, on AVX2: PoolNhwcPixelPairRow.
-  // (fp32 keeps the pick rows, which read src directly and are faster for
-  // the max. bench: BM_Pooling<float>/avg:0/C:3/HW:224/k:3/s:2/p:1/nhwc:1 on AVX2.)
-  bool pixelPairs = false;
-#if SYNETK_IS_X86_AVX2
-  if constexpr (sizeof(L) == 4 && sizeof(T) == 2) {
-    if (!pool3d && (C == 3 || C == 4) && sX >= 2 && kX <= 7) {
-      pixelPairs = true;
-      pickPixels = 0;
-      pickCarry = false;
-    }
-  }
-#endif
-  const bool pick = pickPixels >= 2;
-  // Otherwise 3 channels, strided: the row is split into channel planes
-  // (3N-lane LoadInterleaved3 reads, hence 3N more lanes of padding) and each
-  // plane pooled like an NCHW row, N output pixels per vector.
-  const bool planar = !pick && !strided && !pixelPairs && C == 3 && sX != 1 && !pool3d && kX <= kPoolStackedMaxKernel;
-  // Stride 1 (2D, small kernel): output element j of a row reads R[j + k*C],
-  // so the row is one flat pass however few channels there are.
+  // How the rows run (PlanPoolNhwcRows; edge rows that a kind cannot take
+  // run as generic rows).
+  using detail::PoolRowKind;
+  const size_t pickPixels = plan.pickPixels, stridedPhases = plan.stridedPhases;
+  const bool pickCarry = plan.pickCarry;
+  const bool pick = plan.rows == PoolRowKind::kPick;
+  const bool strided = plan.rows == PoolRowKind::kStrided;
+  const bool pixelPairs = plan.rows == PoolRowKind::kPixelPairs;
+  const bool planar = plan.rows == PoolRowKind::kPlanar;
+  const bool flat = plan.rows == PoolRowKind::kFlat;
+  const bool flatPairs = plan.flatPairs;
+  const bool stem = plan.rows == PoolRowKind::kStem;
   const size_t rowOut = dstW * C;
-  const bool flat = sX == 1 && !pool3d && kX <= kPoolStackedMaxKernel;
-  // Flat rows one input row apart with windows of 2 to 7 rows: their
-  // vertical steps go in pairs (PoolStackPairs), the second into R2 (filled
-  // only for calls of two rows or more, which one-row calls would pay for.
-  // bench: BM_Pooling<float>/avg:1/C:512/HW:7/k:7/s:1/p:0/nhwc:1).
-  const bool flatPairs = flat && a.sY == 1 && a.kY >= 2 && a.kY <= 7 && a.end - a.begin >= 2;
   const size_t rowLen = pixels * C + PoolRoundUp(rowElems, N) - rowElems + 6 * N;
   // Average with excludePad: clipped width per element (flat and pick rows)
   // or per pixel (planar rows), widthsLen of them.
@@ -711,7 +663,6 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const size_t stridedBytes = N * sizeof(L), blockLanes = 16 / sizeof(L);
   const size_t planeLen = planar ? PoolRoundUp(HWY_MAX(pixels, dxUp * sX + kX), N) + N : 0;
   // The stem rows' shared columns; their loads reach this far past a row.
-  const bool stem = !pool3d && !flat && !planar && !pick && !strided && !pixelPairs && kX == 3 && sX == 2 && a.kY <= 3;
   // Every buffer of the call, taken before anything is written.
   L* R = PoolAlignLanes(PoolTake<L>(a, (flatPairs ? 2 * rowLen + N : rowLen) + 2 * N), N);
   L* pix = pool3d ? PoolTake<L>(a, PoolRoundUp(C, N) + N) : nullptr;

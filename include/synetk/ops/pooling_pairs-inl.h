@@ -29,12 +29,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 // reduces vertically first, so an average is ((r0[2i] + r1[2i]) +
 // (r0[2i+1] + r1[2i+1])) in both formats; the trailing + 0 gives +0 where
 // the buffered paths (which start from +0) give +0 instead of -0.
-inline bool PoolIsPairs(size_t kY, size_t kX, size_t sY, size_t sX, size_t pY, size_t pX,
-                        size_t srcH, size_t srcW, size_t dstH, size_t dstW, bool pool3d) {
-  return !pool3d && kY == 2 && kX == 2 && sY == 2 && sX == 2 && pY == 0 && pX == 0 &&
-         srcH == 2 * dstH && srcW == 2 * dstW;
-}
-
 template <class Ops, class V>
 HWY_INLINE V PoolPairFinish(V v) {
   if constexpr (!Ops::kOrderFree) {  // average: the area is 4 (* 0.25 == / 4 exactly)
