@@ -268,6 +268,19 @@ struct PoolingMax {
 
   /// The workspace bytes the 2D call with these arguments needs on this CPU
   /// (0: none); the whole range needs as many as any part of it.
+  /// \param srcC Channels, as in the call.
+  /// \param srcH Input rows.
+  /// \param srcW Input columns.
+  /// \param kernelY Window rows.
+  /// \param kernelX Window columns.
+  /// \param strideY Rows between windows.
+  /// \param strideX Columns between windows.
+  /// \param padY Rows of padding.
+  /// \param padX Columns of padding.
+  /// \param dstH Output rows.
+  /// \param dstW Output columns.
+  /// \param part The part to compute.
+  /// \return Bytes of synetk::Workspace, at any alignment.
   /// \throws synetk::Error as the call, except for src and dst.
   static size_t WorkspaceBytes(size_t srcC, size_t srcH, size_t srcW, size_t kernelY,
                                size_t kernelX, size_t strideY, size_t strideX, size_t padY,
@@ -318,6 +331,23 @@ struct PoolingMax {
 
   /// The workspace bytes the 3D call with these arguments needs on this CPU
   /// (0: none); the whole range needs as many as any part of it.
+  /// \param srcC Input channels, as in the call.
+  /// \param srcH Input rows.
+  /// \param srcW Input columns.
+  /// \param kernelC Window channels.
+  /// \param kernelY Window rows.
+  /// \param kernelX Window columns.
+  /// \param strideC Channels between windows.
+  /// \param strideY Rows between windows.
+  /// \param strideX Columns between windows.
+  /// \param padC Channels of padding.
+  /// \param padY Rows of padding.
+  /// \param padX Columns of padding.
+  /// \param dstC Output channels.
+  /// \param dstH Output rows.
+  /// \param dstW Output columns.
+  /// \param part The part to compute.
+  /// \return Bytes of synetk::Workspace, at any alignment.
   /// \throws synetk::Error as the call, except for src and dst.
   static size_t WorkspaceBytes(size_t srcC, size_t srcH, size_t srcW, size_t kernelC,
                                size_t kernelY, size_t kernelX, size_t strideC, size_t strideY,
@@ -381,6 +411,20 @@ struct PoolingAverage {
 
   /// The workspace bytes the call with these arguments needs on this CPU
   /// (0: none); the whole range needs as many as any part of it.
+  /// \param srcC Channels, as in the call.
+  /// \param srcH Input rows.
+  /// \param srcW Input columns.
+  /// \param kernelY Window rows.
+  /// \param kernelX Window columns.
+  /// \param strideY Rows between windows.
+  /// \param strideX Columns between windows.
+  /// \param padY Rows of padding.
+  /// \param padX Columns of padding.
+  /// \param dstH Output rows.
+  /// \param dstW Output columns.
+  /// \param excludePad As in the call.
+  /// \param part The part to compute.
+  /// \return Bytes of synetk::Workspace, at any alignment.
   /// \throws synetk::Error as the call, except for src and dst.
   static size_t WorkspaceBytes(size_t srcC, size_t srcH, size_t srcW, size_t kernelY,
                                size_t kernelX, size_t strideY, size_t strideX, size_t padY,
