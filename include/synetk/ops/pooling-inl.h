@@ -91,7 +91,8 @@ HWY_INLINE void PoolNchwGlobal(D d, const detail::PoolArgs<typename Cfg::Elem>& 
     if (plan.width == PoolWidth::k128Bit) return PoolNchwGlobalAverage<Cfg>(dq, a);
 #endif
     PoolNchwGlobalAverage<Cfg>(hn::CappedTag<L, 1>(), a);
-  } else if constexpr (!std::is_same_v<L, float> && HWY_TARGET != HWY_SCALAR) {
+#if HWY_TARGET != HWY_SCALAR  // (no tree: one lane)
+  } else if constexpr (!std::is_same_v<L, float>) {
     if constexpr (!HWY_HAVE_SCALABLE) {
       if (plan.width == PoolWidth::kFull) return PoolNchwGlobalMaxTree<Cfg>(d, a);
       if (plan.width == PoolWidth::k256Bit) {
@@ -102,6 +103,7 @@ HWY_INLINE void PoolNchwGlobal(D d, const detail::PoolArgs<typename Cfg::Elem>& 
       return PoolNchwGlobalMaxTree<Cfg>(dq, a);
     }
     PoolNchwGlobalMax<Cfg>(dq, a);
+#endif
   } else if (plan.width == PoolWidth::kFull) {
     PoolNchwGlobalMax<Cfg>(d, a);
   } else {
