@@ -165,8 +165,10 @@ inline PoolPlan PlanPoolNhwcRows(const PoolShape& s, const PoolCaps& c) {
   // Few channels, strided: whole output pixels per vector, from 2N lanes of
   // window starts (the last pixel's last tap is lane (P - 1)*sX*C + kX*C - 1
   // < 2N; carried: (kX - 1)*C instead of kX*C).
+  size_t pickPixels = 0;
+  bool pickCarry = false;
   if (c.twoTables && sX >= 2 && kX <= 7 && kX * C <= 2 * N) {
-    p.pickPixels = std::min(N / C, (2 * N - kX * C) / (sX * C) + 1);
+    pickPixels = std::min(N / C, (2 * N - kX * C) / (sX * C) + 1);
     // 3-wide windows of stride 2 with padding: each output's first tap is
     // the previous output's last, so a chunk's lanes hold only taps 1 and 2
     // and more pixels (3 channels, fp32 lanes on AVX-512: 4 -> 5 per chunk),
@@ -174,9 +176,9 @@ inline PoolPlan PlanPoolNhwcRows(const PoolShape& s, const PoolCaps& c) {
     // waits for tap 2, which fewer added pixels do not repay (u8 3 channels:
     // 20 -> 21 pixels). bench: BM_Pooling<float>/avg:1/C:3/HW:224/k:3/s:2/p:1/nhwc:1.
     const size_t carried = std::min(N / C, (2 * N - (kX - 1) * C) / (sX * C) + 1);
-    if (kX == 3 && sX == 2 && s.pX >= 1 && p.pickPixels >= 2 && 8 * carried >= 9 * p.pickPixels) {
-      p.pickPixels = carried;
-      p.pickCarry = true;
+    if (kX == 3 && sX == 2 && s.pX >= 1 && pickPixels >= 2 && 8 * carried >= 9 * pickPixels) {
+      pickPixels = carried;
+      pickCarry = true;
     }
   }
   // At most 4 channels, strided, where no two-table permutation serves the
@@ -194,17 +196,15 @@ inline PoolPlan PlanPoolNhwcRows(const PoolShape& s, const PoolCaps& c) {
   // BM_Pooling<float>/avg:0/C:3/HW:224/k:3/s:2/p:1/nhwc:1 on AVX2.)
   if (c.avx2 && c.laneBytes == 4 && c.elemBytes == 2 && (C == 3 || C == 4) && sX >= 2 &&
       kX <= 7) {
-    p.pickPixels = 0;
-    p.pickCarry = false;
     p.rows = PoolRowKind::kPixelPairs;
     return p;
   }
-  if (p.pickPixels >= 2) {
+  if (pickPixels >= 2) {
     p.rows = PoolRowKind::kPick;
+    p.pickPixels = pickPixels;
+    p.pickCarry = pickCarry;
     return p;
   }
-  p.pickPixels = 0;
-  p.pickCarry = false;
   // 3 channels, strided: the row split into channel planes, each pooled
   // like an NCHW row, N output pixels per vector.
   if (C == 3 && sX != 1 && kX <= kPoolStackedMaxKernel) {
