@@ -1,8 +1,11 @@
 // Copyright synetk authors. SPDX-License-Identifier: MIT
 // Fused layers (types 0, 1, 2, 3, 4, 8, 9) against the scalar reference, on
 // every SIMD target, both formats, f32/bf16/f16, with guard zones.
+// The kernels are compiled in tests/kernels/ (compile-once mode).
+#include "synetk/declarations.h"
 #include "synetk/simd.h"
-#include "synetk/synetk.h"
+
+#include "test_types.h"
 
 #include "harness.h"
 
@@ -496,15 +499,6 @@ TEST_CASE("fused layers reject bad input", "[fused][errors]") {
               "format = 7");
 }
 
-// Custom element types: one borrowing bfloat16's encoding, one with its own
-// scalar codec (Q8.8 fixed point).
-struct MyBf16 {
-  uint16_t bits;
-};
-struct Fixed88 {
-  int16_t raw;
-};
-
 // bf16 stores round to nearest even on every target, with the AVX512_BF16
 // instruction (which takes denormal inputs as zero, so vectors holding one
 // take the integer path) and without it. FusedLayer2 with src = 1, bias = 0
@@ -555,18 +549,6 @@ TEST_CASE("bf16 stores round denormals, ties and overflow to nearest even", "[fu
 }
 
 }  // namespace
-
-template <>
-struct synetk::ElementTraits<MyBf16> : synetk::ElementTraits<hwy::bfloat16_t> {};
-template <>
-struct synetk::ElementTraits<Fixed88> {
-  static constexpr Encoding kEncoding = Encoding::kCodec;
-  static float ToFloat(Fixed88 v) { return v.raw / 256.0f; }
-  static Fixed88 FromFloat(float f) {
-    const float r = std::nearbyint(std::clamp(f * 256.0f, -32768.0f, 32767.0f));
-    return Fixed88{static_cast<int16_t>(r)};
-  }
-};
 
 TEST_CASE("fused layers accept user element types", "[fused][custom]") {
   SYNETK_FOR_EACH_TARGET([] {

@@ -7,8 +7,11 @@
 // byte (memcmp), including NaN patterns. GatherElements has no tensor
 // format: the layout is [outer..., srcCount, inner] whatever the engine's
 // format, so the NCHW/NHWC transposition test does not apply.
+// The kernels are compiled in tests/kernels/ (compile-once mode).
+#include "synetk/declarations.h"
 #include "synetk/simd.h"
-#include "synetk/synetk.h"
+
+#include "test_types.h"
 
 #include "harness.h"
 #include "reference/gather_ref.h"
@@ -22,13 +25,6 @@
 namespace {
 
 using namespace synetk_test;
-
-struct Rgba {  // a user type of 4 bytes, alignment 1
-  uint8_t c[4];
-};
-struct Quad16 {  // a user type of 8 bytes, alignment 2
-  uint16_t v[4];
-};
 
 struct Shape {
   std::vector<size_t> outer;

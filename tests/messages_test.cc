@@ -1,8 +1,9 @@
 // Copyright synetk authors. SPDX-License-Identifier: MIT
 // Error messages read well: a sample, word for word, from every family.
 // Each says layer, parameter, value and what was expected.
+// The kernels are compiled in tests/kernels/ (compile-once mode).
+#include "synetk/declarations.h"
 #include "synetk/simd.h"
-#include "synetk/synetk.h"
 
 #include "harness.h"
 

@@ -2,8 +2,9 @@
 // Normalize layers V1 (both acrossSpatial modes), V2, V3, V4 against the
 // scalar reference, on every SIMD target, both formats, f32/bf16/f16, batch
 // > 1, guard zones and unaligned buffers.
+// The kernels are compiled in tests/kernels/ (compile-once mode).
+#include "synetk/declarations.h"
 #include "synetk/simd.h"
-#include "synetk/synetk.h"
 
 #include "harness.h"
 #include "reference/normalize_ref.h"

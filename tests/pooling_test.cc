@@ -1,8 +1,9 @@
 // Copyright synetk authors. SPDX-License-Identifier: MIT
 // Pooling layers (average, max 2D/3D) against the scalar reference, on every
 // SIMD target, both formats, every element type, with guard zones.
+// The kernels are compiled in tests/kernels/ (compile-once mode).
+#include "synetk/declarations.h"
 #include "synetk/simd.h"
-#include "synetk/synetk.h"
 
 #include "harness.h"
 #include "reference/pooling_ref.h"

@@ -2,8 +2,9 @@
 // Quantization layers against the scalar reference on every SIMD target.
 // Tolerance: none. Every output (integer, and fp32/bf16/f16 of dequantize) must
 // equal the reference bit for bit, which also makes the targets bit-identical.
+// The kernels are compiled in tests/kernels/ (compile-once mode).
+#include "synetk/declarations.h"
 #include "synetk/simd.h"
-#include "synetk/synetk.h"
 
 #include "harness.h"
 

@@ -7,7 +7,8 @@
 // A functor used here but instantiated nowhere fails to link (an undefined
 // synetk::...::impl::ExternKernel<...>). Both TUs need the same compile flags
 // (the same Highway targets); a TU includes either this header or
-// synetk/synetk.h (or instantiate.h), not both.
+// synetk/synetk.h (or instantiate.h), not both. synetk/simd.h, included
+// after this header, declares synetk::simd's functions over these functors.
 #ifndef SYNETK_DECLARATIONS_H_
 #define SYNETK_DECLARATIONS_H_
 

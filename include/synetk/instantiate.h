@@ -6,7 +6,10 @@
 //   #include "synetk/instantiate.h"
 //   template struct synetk::FusedLayer3<float, synetk::Nchw>;
 //   template struct synetk::PoolingMax<uint8_t, synetk::Nhwc>;
-// Only one TU of a program includes this header.
+// The kernels may be spread over several such TUs, which then compile in
+// parallel: each functor is instantiated in one of them, and every one of
+// them but one defines SYNETK_INSTANTIATE_MORE before including this header
+// (ChosenTarget()'s kernel is instantiated once, where it is not defined).
 #ifndef SYNETK_INSTANTIATE_H_
 #define SYNETK_INSTANTIATE_H_
 

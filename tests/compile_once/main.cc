@@ -1,6 +1,8 @@
 // Copyright synetk authors. SPDX-License-Identifier: MIT
 // Compile-once mode: this TU includes only synetk/declarations.h and calls
-// functors that engine.cc instantiates, on every target the CPU runs.
+// functors that engine.cc and engine_more.cc instantiate, on every target the
+// CPU runs.
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -19,6 +21,13 @@ int main() {
   const size_t PC = 5, H = 4, W = 6;
   std::vector<uint8_t> img(H * W * PC), pooled(2 * 3 * PC);
   for (size_t i = 0; i < img.size(); ++i) img[i] = static_cast<uint8_t>((i * 37) % 251);
+  // Quantize src (engine_more.cc's kernel) with norm 2, zero 128, then
+  // concatenate it with img (engine.cc's QuantizedConcat), unscaled.
+  std::vector<uint8_t> quant(C * S), joined(C * S + img.size());
+  const uint8_t* parts[2] = {quant.data(), img.data()};
+  const size_t sizes[2] = {quant.size(), img.size()};
+  const int32_t biases[2] = {0, 0};
+  const float norms[2] = {1.0f, 1.0f}, norm = 2.0f, unit = 1.0f;
 
   bool ok = true;
   for (int64_t t : hwy::SupportedAndGeneratedTargets()) {
@@ -28,6 +37,8 @@ int main() {
                                                dst.data());
     synetk::PoolingMax<uint8_t, synetk::Nhwc>()(img.data(), PC, H, W, 2, 2, 2, 2, 0, 0,
                                                 pooled.data(), 2, 3);
+    synetk::QuantizeLinear<float, uint8_t>()(src.data(), src.size(), &norm, 128, quant.data());
+    synetk::QuantizedConcat()(2, parts, 1, sizes, biases, norms, &unit, 0, joined.data());
     hwy::SetSupportedTargetsForTest(0);
     bool same = chosen;
     for (size_t c = 0; c < C; ++c) {
@@ -50,6 +61,12 @@ int main() {
         }
       }
     }
+    for (size_t i = 0; i < src.size(); ++i) {
+      // src * 2 is an integer in [-10, 10]: no rounding.
+      const float q = std::nearbyint(src[i] * 2.0f) + 128.0f;
+      same = same && quant[i] == static_cast<uint8_t>(q) && joined[i] == quant[i];
+    }
+    for (size_t i = 0; i < img.size(); ++i) same = same && joined[quant.size() + i] == img[i];
     std::printf("%s%s ", hwy::TargetName(t), same ? "" : "(FAILED)");
     ok = ok && same;
   }

@@ -6,7 +6,13 @@
 #include <cstddef>
 #include <cstdint>
 
+// In compile-once mode (synetk/declarations.h included first) the functors'
+// declarations suffice; otherwise every target's kernels.
+#ifdef SYNETK_DECLARATIONS_H_
+#include "synetk/declarations.h"
+#else
 #include "synetk/synetk.h"
+#endif
 
 // The Simd Library's own header, where the engine has it (an engine that
 // keeps Simd for its other kernels includes it too): its enum types are then

@@ -45,10 +45,18 @@ HWY_NOINLINE Fn ExternKernel() {
   return ExternKernelTable<Tag>::Get();
 }
 
-// ChosenTarget(), which every TU may call.
+// The kernels of what no explicit instantiation can name: ChosenTarget(),
+// which every TU may call, and QuantizedConcat (not a template). They are
+// compiled in the TU that includes instantiate.h without
+// SYNETK_INSTANTIATE_MORE (one per program).
+#ifndef SYNETK_INSTANTIATE_MORE
 template decltype(&HWY_STATIC_DISPATCH(ThisTarget<void>))
 ExternKernel<::synetk::detail::kernel_tags::ThisTarget<void>,
              decltype(&HWY_STATIC_DISPATCH(ThisTarget<void>))>();
+template decltype(&HWY_STATIC_DISPATCH(ConcatKernel<::synetk::detail::ConcatCfg>))
+ExternKernel<::synetk::detail::kernel_tags::ConcatKernel<::synetk::detail::ConcatCfg>,
+             decltype(&HWY_STATIC_DISPATCH(ConcatKernel<::synetk::detail::ConcatCfg>))>();
+#endif
 
 }  // namespace impl
 SYNETK_NAMESPACE_END
