@@ -7,6 +7,7 @@
 
 #include "harness.h"
 
+#include <sstream>
 #include <string>
 
 namespace {
@@ -203,6 +204,48 @@ TEST_CASE("pooling planner picks the path for each geometry and target", "[pooli
   CHECK(width(7, 7, Avx3DlU8Max()) == static_cast<int>(PoolWidth::k256Bit));
   CHECK(width(9, 9, Avx3DlU8Max()) == static_cast<int>(PoolWidth::kFull));
   CHECK(width(4, 4, Avx512F32(true)) == static_cast<int>(PoolWidth::k128Bit));  // < 2 vectors
+}
+
+// The plans that can serve a geometry: the planner's, and every other path
+// and row kind whose contract holds there (the path test forces each).
+std::string Listed(const PoolShape& s, const PoolCaps& c) {
+  const synetk::detail::PoolPlanList list = synetk::detail::PoolPlansServing(s, c);
+  std::ostringstream out;
+  for (size_t i = 0; i < list.count; ++i) {
+    const PoolPlan& p = list.plans[i];
+    out << Name(p.path);
+    if (p.path == PoolPath::kNhwcRows) {
+      out << "/" << static_cast<int>(p.rows) << (p.pickCarry ? "c" : "") << (p.flatPairs ? "p" : "");
+    }
+    out << " ";
+  }
+  return out.str();
+}
+
+TEST_CASE("pooling's paths state their contracts apart from the planner's preferences",
+          "[pooling][plan]") {
+  // 5x5 s1 max of fp32 rows of 20 columns: the planner stacks the rows
+  // (short rows of wide lanes), stride 1 from src serves them as well.
+  CHECK(Listed(Shape(8, 20, 20, 5, 5, 1, 1, 2, 2), Avx512F32(true)) ==
+        "Direct NchwStride1 NchwStacked NchwRows ");
+  // 2x2 s2 on even sizes: pairs, half width, the row paths.
+  CHECK(Listed(Shape(8, 20, 20, 2, 2, 2, 2, 0, 0), Avx512F32(true)) ==
+        "Direct NchwPairs NchwHalfWidth NchwStacked NchwRows ");
+  // A global window: the planner's global path and the row paths.
+  CHECK(Listed(Shape(8, 7, 7, 7, 7, 1, 1, 0, 0), Avx512F32(false)) ==
+        "Direct NchwGlobalAverage NchwStacked NchwRows ");
+  // NHWC 3 fp32 channels, 3x3 s2 p1: generic, stem, pick with and without
+  // the carried tap, channel planes (rows: 0 generic, 1 stem, 2 pick,
+  // 6 planar).
+  CHECK(Listed(Shape(3, 20, 20, 3, 3, 2, 2, 1, 1), Nhwc(Avx512F32(false))) ==
+        "Direct NhwcRows/0 NhwcRows/1 NhwcRows/2 NhwcRows/2c NhwcRows/6 ");
+  // NHWC stride 1 on AVX2 with 3 rows: flat rows single and in pairs.
+  CHECK(Listed(Shape(16, 8, 8, 3, 3, 1, 1, 1, 1), Nhwc(Avx2F32(true))) ==
+        "Direct NhwcRows/0 NhwcRows/5 NhwcRows/5p ");
+  // Padding past the row buffers' bound: only the direct loop.
+  PoolShape wide = Shape(3, 4, 3, 2, 50, 1, 20, 1, 49);
+  wide.direct = true;
+  CHECK(Listed(wide, Nhwc(Avx512F32(true))) == "Direct ");
 }
 
 }  // namespace

@@ -152,26 +152,31 @@ void CheckMax(const PoolGeom& g, bool use3d, const std::vector<T>& src) {
 // of T (the fp32 result may sit on the other side of T's rounding boundary;
 // f16 subnormals: 2^-24 absolute).
 template <typename T>
+void CheckAverageValues(const PoolGeom& g, const std::vector<T>& got, const std::vector<double>& ref,
+                        const std::vector<double>& mag) {
+  const double n = std::min<double>(double(g.kY) * double(g.kX), double(g.srcH) * double(g.srcW));
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double v = synetk_ref::PoolValue(got[i]);
+    // f16 outputs below 2^-14 are subnormal: their ulp is 2^-24 absolute
+    // (as in normalize_test.cc), which the relative kUlp does not cover.
+    const double subnormalUlp = std::is_same_v<T, float16_t> ? std::ldexp(1.0, -24) : 0.0;
+    const double tol = (n + 2) * std::ldexp(1.0, -24) * mag[i] +
+                       TestElem<T>::kUlp * std::fabs(ref[i]) + subnormalUlp + 1e-30;
+    if (!(std::fabs(v - ref[i]) <= tol)) {
+      FAIL("element " << i << " got " << v << " expected " << ref[i] << " (tol " << tol << ")");
+    }
+  }
+}
+
+template <typename T>
 void CheckAverage(const PoolGeom& g, bool excludePad, const std::vector<T>& src) {
   INFO("average " << Describe(g) << " excludePad " << excludePad);
   const auto both = RunEachFormat<T, false>(src, g, excludePad, false);
   std::vector<double> mag;
   const auto ref = synetk_ref::PoolAverage(src, g, excludePad, false, mag);
-  const double n = std::min<double>(double(g.kY) * double(g.kX), double(g.srcH) * double(g.srcW));
   for (size_t f = 0; f < 2; ++f) {
     INFO((f == 0 ? "NCHW" : "NHWC"));
-    const auto& got = both[f];
-    for (size_t i = 0; i < got.size(); ++i) {
-      const double v = synetk_ref::PoolValue(got[i]);
-      // f16 outputs below 2^-14 are subnormal: their ulp is 2^-24 absolute
-      // (as in normalize_test.cc), which the relative kUlp does not cover.
-      const double subnormalUlp = std::is_same_v<T, float16_t> ? std::ldexp(1.0, -24) : 0.0;
-      const double tol = (n + 2) * std::ldexp(1.0, -24) * mag[i] +
-                         TestElem<T>::kUlp * std::fabs(ref[i]) + subnormalUlp + 1e-30;
-      if (!(std::fabs(v - ref[i]) <= tol)) {
-        FAIL("element " << i << " got " << v << " expected " << ref[i] << " (tol " << tol << ")");
-      }
-    }
+    CheckAverageValues(g, both[f], ref, mag);
   }
 }
 
@@ -781,6 +786,89 @@ TEST_CASE("pooling test geometries reach every path on every target", "[pooling]
     CheckPathsReached<uint8_t, true, synetk::Nhwc>();
     CheckPathsReached<int8_t, true, synetk::Nchw>();
     CheckPathsReached<int8_t, true, synetk::Nhwc>();
+  });
+}
+
+// Every plan that can serve a geometry on this target (PoolPlansServing:
+// each path's and row kind's contract), forced through PoolArgs::planIn, in
+// format F; src and the result in F's layout.
+template <typename T, bool kMax, class F>
+std::vector<std::pair<synetk::detail::PoolPlan, std::vector<T>>> RunServingPlans(
+    const std::vector<T>& src, const PoolGeom& g, bool excludePad) {
+  const auto args = [&] {
+    auto a = synetk::impl::PoolArgs2d<T>(g.srcC, g.srcH, g.srcW, g.kY, g.kX, g.sY, g.sX, g.pY,
+                                         g.pX, g.dstH, g.dstW);
+    a.excludePad = excludePad;
+    return a;
+  };
+  auto a = args();
+  synetk::detail::PoolCaps caps;
+  synetk::impl::PoolingPlanOf<kMax, T, F>("test", a, synetk::Range::All(), &caps);
+  const auto list = synetk::detail::PoolPlansServing(synetk::detail::PoolShapeOf(a), caps);
+  std::vector<std::pair<synetk::detail::PoolPlan, std::vector<T>>> out;
+  for (size_t i = 0; i < list.count; ++i) {
+    Guarded<T> s(src.size()), d(g.DstSize());
+    s.Fill(src);
+    auto run = args();
+    run.src = s.data();
+    run.dst = d.data();
+    run.planIn = &list.plans[i];
+    synetk::impl::RunPooling<kMax, T, F>("test", run, synetk::Range::All(), synetk::Workspace{});
+    REQUIRE(d.GuardsIntact());
+    REQUIRE(s.GuardsIntact());
+    out.emplace_back(list.plans[i], d.ToVector());
+  }
+  return out;
+}
+
+template <typename T, bool kMax>
+void CheckServingPlans(const PoolGeom& g, bool excludePad) {
+  INFO((kMax ? "max " : "average ") << Describe(g) << " excludePad " << excludePad);
+  const auto src = PoolRandom<T>(g.SrcSize());
+  std::vector<double> mag;
+  std::vector<double> avg;
+  std::vector<T> max;
+  if constexpr (kMax) {
+    max = synetk_ref::PoolMax(src, g, false);
+  } else {
+    avg = synetk_ref::PoolAverage(src, g, excludePad, false, mag);
+  }
+  const auto check = [&](const char* format, const auto& runs, bool nhwc) {
+    for (const auto& [plan, out] : runs) {
+      INFO(format << " path " << int(plan.path) << " rows " << int(plan.rows) << " pick "
+                  << plan.pickPixels << (plan.pickCarry ? " carried" : "") << " flat pairs "
+                  << plan.flatPairs);
+      const auto got = nhwc ? Transpose(out, g.dstH * g.dstW, g.dstC) : out;
+      if constexpr (kMax) {
+        for (size_t i = 0; i < got.size(); ++i) {
+          if (std::memcmp(&got[i], &max[i], sizeof(T)) != 0 &&
+              !(synetk_ref::PoolValue(got[i]) == synetk_ref::PoolValue(max[i]))) {
+            FAIL("element " << i << " got " << synetk_ref::PoolValue(got[i]) << " expected "
+                            << synetk_ref::PoolValue(max[i]));
+          }
+        }
+      } else {
+        CheckAverageValues(g, got, avg, mag);
+      }
+    }
+  };
+  check("NCHW", RunServingPlans<T, kMax, synetk::Nchw>(src, g, excludePad), false);
+  check("NHWC",
+        RunServingPlans<T, kMax, synetk::Nhwc>(Transpose(src, g.srcC, g.srcH * g.srcW), g,
+                                               excludePad),
+        true);
+}
+
+TEMPLATE_TEST_CASE("pooling: every plan that serves a geometry matches the reference",
+                   "[pooling][plan]", float, bfloat16_t, uint8_t) {
+  const auto geoms = Geometries2D(sizeof(TestType));
+  SYNETK_FOR_EACH_TARGET([&] {
+    for (const auto& g : geoms) {
+      CheckServingPlans<TestType, true>(g, false);
+      if constexpr (!std::is_integral_v<TestType>) {
+        for (const bool excludePad : {true, false}) CheckServingPlans<TestType, false>(g, excludePad);
+      }
+    }
   });
 }
 

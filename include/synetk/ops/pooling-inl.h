@@ -66,12 +66,6 @@ HWY_INLINE detail::PoolCaps PoolCapsOf() {
   return c;
 }
 
-template <typename T>
-HWY_INLINE detail::PoolShape PoolShapeOf(const detail::PoolArgs<T>& a) {
-  return {a.srcC, a.srcH, a.srcW, a.dstH, a.dstW, a.kY, a.kX, a.sY, a.sX, a.pY, a.pX,
-          a.pool3d, a.direct, a.end - a.begin};
-}
-
 // NCHW global pooling on the plan's vector (only the widths PlanPoolGlobal
 // picks on this target are instantiated).
 template <class Cfg, class D>
@@ -118,7 +112,8 @@ template <class Cfg>
 void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
   using detail::PoolPath;
   const detail::PoolCaps caps = PoolCapsOf<Cfg>();
-  const detail::PoolPlan plan = detail::PlanPool(PoolShapeOf(a), caps);
+  const detail::PoolPlan plan =
+      a.planIn != nullptr ? *a.planIn : detail::PlanPool(detail::PoolShapeOf(a), caps);
   if (a.planOut != nullptr) {
     *a.planOut = plan;
     if (a.capsOut != nullptr) *a.capsOut = caps;

@@ -38,10 +38,20 @@ struct PoolArgs {
   // The call's scratch memory (never null in a kernel).
   ScratchArena* scratch = nullptr;
   // Tests: where planOut is non-null, the kernel writes its plan (and the
-  // capabilities it planned with) there and runs nothing.
+  // capabilities it planned with) there and runs nothing; where planIn is
+  // non-null, the kernel runs that plan (one of PoolPlansServing's) instead
+  // of the planner's.
   PoolPlan* planOut = nullptr;
   PoolCaps* capsOut = nullptr;
+  const PoolPlan* planIn = nullptr;
 };
+
+// The geometry the planner reads.
+template <typename T>
+inline PoolShape PoolShapeOf(const PoolArgs<T>& a) {
+  return {a.srcC, a.srcH, a.srcW, a.dstH, a.dstW, a.kY, a.kX, a.sY, a.sX, a.pY, a.pX,
+          a.pool3d, a.direct, a.end - a.begin};
+}
 
 template <bool kMax, typename T, class Format>
 struct PoolCfg {

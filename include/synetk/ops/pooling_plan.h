@@ -105,17 +105,23 @@ inline bool PoolIsGlobal(const PoolShape& s) {
          s.kX - s.pX >= s.srcW;
 }
 
-// PoolNchwStride1: stride 1 along W, windows of up to stride1MaxX columns
-// padded by 0 or kX / 2 and up to kPoolStride1MaxRows rows, input and output
-// rows of a block or more; max of 16- and 32-bit keys only on input rows of
-// 4 blocks or more: short rows of wider lanes pool faster stacked, several
-// per pass. bench: BM_Pooling<uint8_t>/avg:0/C:32/HW:64/k:5/s:1/p:2/nhwc:0.
-inline bool PoolIsStride1(const PoolShape& s, const PoolCaps& c) {
+// PoolNchwStride1's contract: stride 1 along W, windows of up to
+// stride1MaxX columns padded by 0 or kX / 2 and up to kPoolStride1MaxRows
+// rows, input and output rows of a block (B lanes) or more.
+inline bool PoolFitsStride1(const PoolShape& s, const PoolCaps& c) {
   if (!c.stride1) return false;
   const size_t B = (c.bf16Pairs ? 2 : 1) * c.lanes;
-  const size_t minW = c.max && c.laneBytes > 1 ? 4 * B : B;
   return !s.pool3d && s.sX == 1 && s.kX <= c.stride1MaxX && (s.pX == 0 || s.pX == s.kX / 2) &&
-         s.kY <= kPoolStride1MaxRows && s.srcW >= minW && s.dstW >= B;
+         s.kY <= kPoolStride1MaxRows && s.srcW >= B && s.dstW >= B;
+}
+
+// Where the planner takes PoolNchwStride1: max of 16- and 32-bit keys only
+// on input rows of 4 blocks or more, as short rows of wider lanes pool
+// faster stacked, several per pass. bench:
+// BM_Pooling<uint8_t>/avg:0/C:32/HW:64/k:5/s:1/p:2/nhwc:0.
+inline bool PoolIsStride1(const PoolShape& s, const PoolCaps& c) {
+  const size_t B = (c.bf16Pairs ? 2 : 1) * c.lanes;
+  return PoolFitsStride1(s, c) && !(c.max && c.laneBytes > 1 && s.srcW < 4 * B);
 }
 
 // The global paths' vector: the widest that fits in a plane.
@@ -156,72 +162,104 @@ inline PoolPlan PlanPoolGlobal(const PoolShape& s, const PoolCaps& c) {
   return p;
 }
 
-// How the NHWC row loop runs its rows.
+// The NHWC row kinds' contracts: each returns whether its rows can serve s
+// on a target with caps c and, if so, sets p.rows and the kind's constants.
+// (PlanPoolNhwcRows picks the first in its order; the tests force each.)
+
+// Few channels, strided: whole output pixels per vector, from 2N lanes of
+// window starts (the last pixel's last tap is lane (P - 1)*sX*C + kX*C - 1
+// < 2N; carried: (kX - 1)*C instead of kX*C), two pixels or more. `carry`:
+// 3-wide windows of stride 2 with padding, each output's first tap the
+// previous output's last (a chunk's lanes then hold only taps 1 and 2).
+inline bool PoolRowsPick(const PoolShape& s, const PoolCaps& c, bool carry, PoolPlan& p) {
+  const size_t C = s.srcC, N = c.lanes, kX = s.kX, sX = s.sX;
+  if (s.pool3d || !c.twoTables || sX < 2 || kX > 7 || kX * C > 2 * N) return false;
+  if (std::min(N / C, (2 * N - kX * C) / (sX * C) + 1) < 2) return false;
+  if (carry && (kX != 3 || sX != 2 || s.pX < 1)) return false;
+  const size_t taps = carry ? kX - 1 : kX;
+  p.rows = PoolRowKind::kPick;
+  p.pickPixels = std::min(N / C, (2 * N - taps * C) / (sX * C) + 1);
+  p.pickCarry = carry;
+  return true;
+}
+
+// At most 4 channels, strided, where no two-table permutation serves the
+// lanes, on vectors of one or two 128-bit blocks: the pattern repeats
+// every stridedPhases vectors.
+inline bool PoolRowsStrided(const PoolShape& s, const PoolCaps& c, PoolPlan& p) {
+  const size_t C = s.srcC, N = c.lanes, vectorBytes = N * c.laneBytes;
+  if (s.pool3d || c.twoTables || c.scalar || C > 4 || s.sX < 2 || s.sX > 4 || s.kX > 7 ||
+      (vectorBytes != 16 && vectorBytes != 32)) {
+    return false;
+  }
+  p.rows = PoolRowKind::kStrided;
+  p.stridedPhases = s.sX * C / std::gcd(N, s.sX * C);
+  return true;
+}
+
+// 16-bit averages of 3 or 4 channels, strided, on AVX2 (fp32 lanes).
+inline bool PoolRowsPixelPairs(const PoolShape& s, const PoolCaps& c, PoolPlan& p) {
+  if (s.pool3d || !c.avx2 || c.laneBytes != 4 || c.elemBytes != 2 ||
+      (s.srcC != 3 && s.srcC != 4) || s.sX < 2 || s.kX > 7) {
+    return false;
+  }
+  p.rows = PoolRowKind::kPixelPairs;
+  return true;
+}
+
+// 3 channels, strided: the row split into channel planes, each pooled like
+// an NCHW row, N output pixels per vector.
+inline bool PoolRowsPlanar(const PoolShape& s, PoolPlan& p) {
+  if (s.pool3d || s.srcC != 3 || s.sX == 1 || s.kX > kPoolStackedMaxKernel) return false;
+  p.rows = PoolRowKind::kPlanar;
+  return true;
+}
+
+// Stride 1: output element j of a row reads R[j + k*C], so the row is one
+// flat pass however few channels there are. `pairs`: rows one input row
+// apart with windows of 2 to 7 rows, two per vertical pass.
+inline bool PoolRowsFlat(const PoolShape& s, bool pairs, PoolPlan& p) {
+  if (s.pool3d || s.sX != 1 || s.kX > kPoolStackedMaxKernel) return false;
+  if (pairs && !(s.sY == 1 && s.kY >= 2 && s.kY <= 7)) return false;
+  p.rows = PoolRowKind::kFlat;
+  p.flatPairs = pairs;
+  return true;
+}
+
+// 3-wide stride-2 windows of up to 3 rows, columns shared.
+inline bool PoolRowsStem(const PoolShape& s, PoolPlan& p) {
+  if (s.pool3d || s.kX != 3 || s.sX != 2 || s.kY > 3) return false;
+  p.rows = PoolRowKind::kStem;
+  return true;
+}
+
+// How the NHWC row loop runs its rows: the first kind that serves, in this
+// order, else generic rows (3D pooling too).
 inline PoolPlan PlanPoolNhwcRows(const PoolShape& s, const PoolCaps& c) {
   PoolPlan p;
   p.path = PoolPath::kNhwcRows;
-  const size_t C = s.srcC, N = c.lanes, kX = s.kX, sX = s.sX;
-  if (s.pool3d) return p;
-  // Few channels, strided: whole output pixels per vector, from 2N lanes of
-  // window starts (the last pixel's last tap is lane (P - 1)*sX*C + kX*C - 1
-  // < 2N; carried: (kX - 1)*C instead of kX*C).
-  size_t pickPixels = 0;
-  bool pickCarry = false;
-  if (c.twoTables && sX >= 2 && kX <= 7 && kX * C <= 2 * N) {
-    pickPixels = std::min(N / C, (2 * N - kX * C) / (sX * C) + 1);
-    // 3-wide windows of stride 2 with padding: each output's first tap is
-    // the previous output's last, so a chunk's lanes hold only taps 1 and 2
-    // and more pixels (3 channels, fp32 lanes on AVX-512: 4 -> 5 per chunk),
-    // where that adds an eighth or more pixels: the carry's permutation
-    // waits for tap 2, which fewer added pixels do not repay (u8 3 channels:
-    // 20 -> 21 pixels). bench: BM_Pooling<float>/avg:1/C:3/HW:224/k:3/s:2/p:1/nhwc:1.
-    const size_t carried = std::min(N / C, (2 * N - (kX - 1) * C) / (sX * C) + 1);
-    if (kX == 3 && sX == 2 && s.pX >= 1 && pickPixels >= 2 && 8 * carried >= 9 * pickPixels) {
-      pickPixels = carried;
-      pickCarry = true;
+  if (PoolRowsStrided(s, c, p)) return p;
+  // AVX2's 16-bit averages: fp32 keeps the pick rows, which read src
+  // directly and are faster for the max. bench:
+  // BM_Pooling<float>/avg:0/C:3/HW:224/k:3/s:2/p:1/nhwc:1 on AVX2.
+  if (PoolRowsPixelPairs(s, c, p)) return p;
+  if (PoolRowsPick(s, c, false, p)) {
+    // The carry where that adds an eighth or more pixels (3 channels, fp32
+    // lanes on AVX-512: 4 -> 5 per chunk): its permutation waits for tap 2,
+    // which fewer added pixels do not repay (u8 3 channels: 20 -> 21
+    // pixels). bench: BM_Pooling<float>/avg:1/C:3/HW:224/k:3/s:2/p:1/nhwc:1.
+    PoolPlan carried = p;
+    if (PoolRowsPick(s, c, true, carried) && 8 * carried.pickPixels >= 9 * p.pickPixels) {
+      return carried;
     }
-  }
-  // At most 4 channels, strided, where no two-table permutation serves the
-  // lanes, on vectors of one or two 128-bit blocks: the pattern repeats
-  // every stridedPhases vectors.
-  const size_t vectorBytes = N * c.laneBytes;
-  if (!c.twoTables && !c.scalar && C <= 4 && sX >= 2 && sX <= 4 && kX <= 7 &&
-      (vectorBytes == 16 || vectorBytes == 32)) {
-    p.stridedPhases = sX * C / std::gcd(N, sX * C);
-    p.rows = PoolRowKind::kStrided;
     return p;
   }
-  // 16-bit averages of 3 or 4 channels, strided, on AVX2. (fp32 keeps the
-  // pick rows, which read src directly and are faster for the max. bench:
-  // BM_Pooling<float>/avg:0/C:3/HW:224/k:3/s:2/p:1/nhwc:1 on AVX2.)
-  if (c.avx2 && c.laneBytes == 4 && c.elemBytes == 2 && (C == 3 || C == 4) && sX >= 2 &&
-      kX <= 7) {
-    p.rows = PoolRowKind::kPixelPairs;
-    return p;
-  }
-  if (pickPixels >= 2) {
-    p.rows = PoolRowKind::kPick;
-    p.pickPixels = pickPixels;
-    p.pickCarry = pickCarry;
-    return p;
-  }
-  // 3 channels, strided: the row split into channel planes, each pooled
-  // like an NCHW row, N output pixels per vector.
-  if (C == 3 && sX != 1 && kX <= kPoolStackedMaxKernel) {
-    p.rows = PoolRowKind::kPlanar;
-    return p;
-  }
-  // Stride 1 (small kernel): output element j of a row reads R[j + k*C], so
-  // the row is one flat pass however few channels there are. Rows one input
-  // row apart with windows of 2 to 7 rows go in pairs, for calls of two rows
-  // or more (one-row calls would pay for the second buffer. bench:
+  if (PoolRowsPlanar(s, p)) return p;
+  // Flat rows in pairs for calls of two rows or more (one-row calls would
+  // pay for the second buffer. bench:
   // BM_Pooling<float>/avg:1/C:512/HW:7/k:7/s:1/p:0/nhwc:1).
-  if (sX == 1 && kX <= kPoolStackedMaxKernel) {
-    p.rows = PoolRowKind::kFlat;
-    p.flatPairs = s.sY == 1 && s.kY >= 2 && s.kY <= 7 && s.rowsInPart >= 2;
-    return p;
-  }
-  if (kX == 3 && sX == 2 && s.kY <= 3) p.rows = PoolRowKind::kStem;
+  if (PoolRowsFlat(s, s.rowsInPart >= 2, p) || PoolRowsFlat(s, false, p)) return p;
+  PoolRowsStem(s, p);
   return p;
 }
 
@@ -251,6 +289,59 @@ inline PoolPlan PlanPool(const PoolShape& s, const PoolCaps& c) {
     p.path = PoolPath::kNchwRows;
   }
   return p;
+}
+
+// The plans that can serve a call of shape s on a target with caps c: every
+// path's and row kind's contract, without the planner's preferences.
+// PlanPool's plan is one of them; the tests force each (PoolArgs::planIn)
+// and compare it with the reference.
+struct PoolPlanList {
+  PoolPlan plans[16];
+  size_t count = 0;
+  void Add(const PoolPlan& p) { plans[count++] = p; }
+};
+
+inline PoolPlanList PoolPlansServing(const PoolShape& s, const PoolCaps& c) {
+  PoolPlanList list;
+  PoolPlan p;
+  list.Add(p);  // kDirect: any geometry
+  if (s.direct) return list;
+  if (c.nhwc) {
+    if (PoolIsPairs(s) && s.srcC >= c.lanes) {
+      p.path = PoolPath::kNhwcPairs;
+      list.Add(p);
+    }
+    p.path = PoolPath::kNhwcRows;
+    list.Add(p);  // generic rows
+    PoolPlan k = p;
+    if (PoolRowsStem(s, k)) list.Add(k);
+    for (const bool carry : {false, true}) {
+      k = p;
+      if (PoolRowsPick(s, c, carry, k)) list.Add(k);
+    }
+    k = p;
+    if (PoolRowsStrided(s, c, k)) list.Add(k);
+    k = p;
+    if (PoolRowsPixelPairs(s, c, k)) list.Add(k);
+    for (const bool pairs : {false, true}) {
+      k = p;
+      if (PoolRowsFlat(s, pairs, k)) list.Add(k);
+    }
+    k = p;
+    if (PoolRowsPlanar(s, k)) list.Add(k);
+    return list;
+  }
+  const auto add = [&](PoolPath path) {
+    p.path = path;
+    list.Add(p);
+  };
+  if (PoolIsPairs(s)) add(PoolPath::kNchwPairs);
+  if (PoolIsHalfWidth(s)) add(PoolPath::kNchwHalfWidth);
+  if (PoolIsGlobal(s)) list.Add(PlanPoolGlobal(s, c));
+  if (PoolFitsStride1(s, c)) add(PoolPath::kNchwStride1);
+  if (s.kX <= kPoolStackedMaxKernel) add(PoolPath::kNchwStacked);
+  add(PoolPath::kNchwRows);
+  return list;
 }
 
 // Whether a path takes scratch memory (the others need no workspace).
