@@ -345,132 +345,158 @@ HWY_NOINLINE void Fused4GroupedPiece(DF df, const T* row, T* out, size_t s0, siz
   }
 }
 
+// Type 4's two output halves from x = src + bias0[c]: max(0, x) and
+// max(0, x*scale1 + bias1). Lambdas by value holding no vector, as in Fused9.
+template <class DF>
+HWY_INLINE auto Fused4First(DF df) {
+  return [=](hn::Vec<DF> x) HWY_ATTR SYNETK_LAMBDA_INLINE { return hn::Max(hn::Zero(df), x); };
+}
+template <class DF>
+HWY_INLINE auto Fused4Second(DF df, float scale1, float bias1) {
+  return [=](hn::Vec<DF> x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    return hn::Max(hn::Zero(df), hn::MulAdd(x, hn::Set(df, scale1), hn::Set(df, bias1)));
+  };
+}
+
+// Type 4, NCHW (stream, pfEnd and the halves: see Fused4).
+template <bool kPlain, class DF, typename T, class First, class Second>
+HWY_INLINE void Fused4Nchw(DF df, const detail::FusedArgs<T>& a, bool stream, size_t pfEnd,
+                           const First& first, const Second& second) {
+  using V = hn::Vec<DF>;
+  const size_t C = a.channels, S = a.spatial;
+  const T* src = a.src0;
+  T* dst = a.dst0;
+  // Writing both halves in one sweep interleaves two store streams that are
+  // C*S elements apart (often a multiple of 4 KiB, so they alias in the
+  // store buffer). Instead each row is done in L1-sized pieces: first half,
+  // then second half from the same (cached) source piece.
+  constexpr size_t kPiece = 2048;
+  const size_t N = hn::Lanes(df);
+  const auto piece = [&](const T* row, T* out, size_t s0, size_t s1, V bias0,
+                         const auto& half) HWY_ATTR {
+    size_t s = s0;
+    if (!stream) {  // the common case without per-vector tail and stream tests
+      for (; s + 2 * N <= s1; s += 2 * N) {
+        PrefetchAhead<kPlain>(src, static_cast<size_t>(row - src) + s, pfEnd);
+        const V v0 = half(hn::Add(LoadF32(df, row + s), bias0));
+        const V v1 = half(hn::Add(LoadF32(df, row + s + N), bias0));
+        StoreF32(df, v0, out + s);
+        StoreF32(df, v1, out + s + N);
+      }
+    }
+    for (; s < s1; s += N) {
+      const size_t n = HWY_MIN(N, s1 - s);
+      StoreRun<kPlain>(df, half(hn::Add(LoadRun(df, row + s, n), bias0)), out + s, n, stream);
+    }
+  };
+  for (size_t c = 0; c < C; ++c) {
+    const V bias0 = hn::Set(df, a.channel[0][c]);
+    const T* row = src + c * S;
+    // One half of the piece [s0, s1) into out.
+    const auto halfPiece = [&](T* out, size_t s0, size_t s1, const auto& f) HWY_ATTR {
+      if (kRunGroup > 1 && !stream && StoresAliasAhead(row, out)) {
+        Fused4GroupedPiece<kPlain>(df, row, out, s0, s1, bias0, f, src, pfEnd);
+      } else {
+        piece(row, out, s0, s1, bias0, f);
+      }
+    };
+    for (size_t s0 = a.sBegin; s0 < a.sEnd; s0 += kPiece) {
+      const size_t s1 = HWY_MIN(s0 + kPiece, a.sEnd);
+      halfPiece(dst + c * S, s0, s1, first);
+      halfPiece(dst + (c + C) * S, s0, s1, second);
+    }
+  }
+}
+
+// Type 4, NHWC (stream, pfEnd and the halves: see Fused4).
+template <bool kPlain, class DF, typename T, class First, class Second>
+HWY_INLINE void Fused4Nhwc(DF df, const detail::FusedArgs<T>& a, bool stream, size_t pfEnd,
+                           const First& first, const Second& second) {
+  using V = hn::Vec<DF>;
+  const V zero = hn::Zero(df);
+  const size_t C = a.channels;
+  const T* src = a.src0;
+  T* dst = a.dst0;
+  const float* bias0 = a.channel[0];
+  const size_t N = hn::Lanes(df);
+  // Each input vector makes one vector of each half. (Forced inline: in a
+  // unit with every target, GCC's growth limits leave it a call per
+  // vector. bench: BM_Fused<float>/type:4/C:64/HW:3136/nhwc:1.)
+  const auto both = [=](V x, T* out) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    StoreF32Streaming<kPlain>(df, first(x), out, stream);
+    StoreF32Streaming<kPlain>(df, second(x), out + C, stream);
+  };
+  if (C >= N && C <= 4 * N) {
+    // Pixels of up to four runs (ForEachPixelRun's, the last overlapping
+    // its neighbour): their biases stay in registers and the pixels
+    // stream front to back, one stream the prefetcher follows. bench:
+    // BM_Fused<float>/type:4/C:64/HW:3136/nhwc:1.
+    const size_t R = (C + N - 1) / N;
+    const size_t o1 = HWY_MIN(N, C - N), o2 = HWY_MIN(2 * N, C - N), o3 = C - N;
+    const V b0 = hn::LoadU(df, bias0);
+    const V b1 = R > 1 ? hn::LoadU(df, bias0 + o1) : zero;
+    const V b2 = R > 2 ? hn::LoadU(df, bias0 + o2) : zero;
+    const V b3 = R > 3 ? hn::LoadU(df, bias0 + o3) : zero;
+    for (size_t s = a.sBegin; s < a.sEnd; ++s) {
+      const T* in = src + s * C;
+      T* out = dst + s * 2 * C;
+      PrefetchAheadLines<kPlain>(src, s * C, C, pfEnd);
+      both(hn::Add(LoadF32(df, in), b0), out);
+      if (R > 1) both(hn::Add(LoadF32(df, in + o1), b1), out + o1);
+      if (R > 2) both(hn::Add(LoadF32(df, in + o2), b2), out + o2);
+      if (R > 3) both(hn::Add(LoadF32(df, in + o3), b3), out + o3);
+    }
+    return;
+  }
+  if (C > 4 * N && a.cached && !(kWidePixelsInOrder && a.intel)) {
+    // Wider pixels from the cache: pixel by pixel, one bias load per input
+    // vector. From DRAM the two interleaved output streams are slower than
+    // the blocks below, and on Intel AVX-512 from the cache too (see
+    // kWidePixelsInOrder; 256 f32 channels make pixels of 2 KiB, blocks of
+    // one pixel). bench: BM_Fused<float>/type:4/C:256/HW:784/nhwc:1 and
+    // .../HW:12544/nhwc:1.
+    for (size_t s = a.sBegin; s < a.sEnd; ++s) {
+      const T* in = src + s * C;
+      T* out = dst + s * 2 * C;
+      ForEachPixelRun(df, C, [=](size_t c, size_t) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        PrefetchAhead<kPlain>(src, s * C + c, pfEnd);
+        both(hn::Add(LoadF32(df, in + c), hn::LoadU(df, bias0 + c)), out + c);
+      });
+    }
+    return;
+  }
+  // Blocks of output pixels (PixelBlock): the block's first halves, then
+  // its second halves from the same input pixels, still in L1.
+  const size_t block = PixelBlock<T>(2 * C);
+  const auto halves = [=](size_t sb, size_t se, size_t outHalf, const auto& op) HWY_ATTR {
+    ForEachPixelRun(df, C, [=](size_t c, size_t count) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      const V b = LoadParam(df, bias0 + c, count);
+      for (size_t s = sb; s < se; ++s) {
+        PrefetchAhead<kPlain>(src, s * C + c, pfEnd);
+        const V x = hn::Add(LoadRun(df, src + s * C + c, count), b);
+        StoreRun<kPlain>(df, op(x), dst + s * 2 * C + outHalf + c, count, stream);
+      }
+    });
+  };
+  for (size_t sb = a.sBegin; sb < a.sEnd; sb += block) {
+    const size_t se = HWY_MIN(sb + block, a.sEnd);
+    halves(sb, se, 0, first);
+    halves(sb, se, C, second);
+  }
+}
+
 // Type 4: dst holds 2*channels channels: max(0, x) with x = src + bias0[c],
 // then max(0, x*scale1[0] + bias1[0]).
 template <typename T, class Format, bool kPlain, class DF>
 HWY_INLINE void Fused4(DF df, const detail::FusedArgs<T>& a) {
-  using V = hn::Vec<DF>;
-  const float scale1 = a.scalar[0], bias1 = a.scalar[1];
-  const V zero = hn::Zero(df);
-  const size_t C = a.channels, S = a.spatial;
-  const T* src = a.src0;
-  T* dst = a.dst0;
   const bool stream = !kPlain && a.stream;
-  const size_t pfEnd = PrefetchBound(C * S, a.prefetch);
-  // The two halves of the output, from x = src + bias0[c]. These lambdas
-  // and the NHWC ones capture by value and no vector, as in Fused9.
-  const auto first = [=](V x) HWY_ATTR SYNETK_LAMBDA_INLINE { return hn::Max(hn::Zero(df), x); };
-  const auto second = [=](V x) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    return hn::Max(hn::Zero(df), hn::MulAdd(x, hn::Set(df, scale1), hn::Set(df, bias1)));
-  };
+  const size_t pfEnd = PrefetchBound(a.channels * a.spatial, a.prefetch);
+  const auto first = Fused4First(df);
+  const auto second = Fused4Second(df, a.scalar[0], a.scalar[1]);
   if constexpr (std::is_same_v<Format, Nchw>) {
-    // Writing both halves in one sweep interleaves two store streams that are
-    // C*S elements apart (often a multiple of 4 KiB, so they alias in the
-    // store buffer). Instead each row is done in L1-sized pieces: first half,
-    // then second half from the same (cached) source piece.
-    constexpr size_t kPiece = 2048;
-    const size_t N = hn::Lanes(df);
-    const auto piece = [&](const T* row, T* out, size_t s0, size_t s1, V bias0,
-                           const auto& half) HWY_ATTR {
-      size_t s = s0;
-      if (!stream) {  // the common case without per-vector tail and stream tests
-        for (; s + 2 * N <= s1; s += 2 * N) {
-          PrefetchAhead<kPlain>(src, static_cast<size_t>(row - src) + s, pfEnd);
-          const V v0 = half(hn::Add(LoadF32(df, row + s), bias0));
-          const V v1 = half(hn::Add(LoadF32(df, row + s + N), bias0));
-          StoreF32(df, v0, out + s);
-          StoreF32(df, v1, out + s + N);
-        }
-      }
-      for (; s < s1; s += N) {
-        const size_t n = HWY_MIN(N, s1 - s);
-        StoreRun<kPlain>(df, half(hn::Add(LoadRun(df, row + s, n), bias0)), out + s, n, stream);
-      }
-    };
-    for (size_t c = 0; c < C; ++c) {
-      const V bias0 = hn::Set(df, a.channel[0][c]);
-      const T* row = src + c * S;
-      // One half of the piece [s0, s1) into out.
-      const auto halfPiece = [&](T* out, size_t s0, size_t s1, const auto& f) HWY_ATTR {
-        if (kRunGroup > 1 && !stream && StoresAliasAhead(row, out)) {
-          Fused4GroupedPiece<kPlain>(df, row, out, s0, s1, bias0, f, src, pfEnd);
-        } else {
-          piece(row, out, s0, s1, bias0, f);
-        }
-      };
-      for (size_t s0 = a.sBegin; s0 < a.sEnd; s0 += kPiece) {
-        const size_t s1 = HWY_MIN(s0 + kPiece, a.sEnd);
-        halfPiece(dst + c * S, s0, s1, first);
-        halfPiece(dst + (c + C) * S, s0, s1, second);
-      }
-    }
+    Fused4Nchw<kPlain>(df, a, stream, pfEnd, first, second);
   } else {
-    const float* bias0 = a.channel[0];
-    const size_t N = hn::Lanes(df);
-    // Each input vector makes one vector of each half. (Forced inline: in a
-    // unit with every target, GCC's growth limits leave it a call per
-    // vector. bench: BM_Fused<float>/type:4/C:64/HW:3136/nhwc:1.)
-    const auto both = [=](V x, T* out) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      StoreF32Streaming<kPlain>(df, first(x), out, stream);
-      StoreF32Streaming<kPlain>(df, second(x), out + C, stream);
-    };
-    if (C >= N && C <= 4 * N) {
-      // Pixels of up to four runs (ForEachPixelRun's, the last overlapping
-      // its neighbour): their biases stay in registers and the pixels
-      // stream front to back, one stream the prefetcher follows. bench:
-      // BM_Fused<float>/type:4/C:64/HW:3136/nhwc:1.
-      const size_t R = (C + N - 1) / N;
-      const size_t o1 = HWY_MIN(N, C - N), o2 = HWY_MIN(2 * N, C - N), o3 = C - N;
-      const V b0 = hn::LoadU(df, bias0);
-      const V b1 = R > 1 ? hn::LoadU(df, bias0 + o1) : zero;
-      const V b2 = R > 2 ? hn::LoadU(df, bias0 + o2) : zero;
-      const V b3 = R > 3 ? hn::LoadU(df, bias0 + o3) : zero;
-      for (size_t s = a.sBegin; s < a.sEnd; ++s) {
-        const T* in = src + s * C;
-        T* out = dst + s * 2 * C;
-        PrefetchAheadLines<kPlain>(src, s * C, C, pfEnd);
-        both(hn::Add(LoadF32(df, in), b0), out);
-        if (R > 1) both(hn::Add(LoadF32(df, in + o1), b1), out + o1);
-        if (R > 2) both(hn::Add(LoadF32(df, in + o2), b2), out + o2);
-        if (R > 3) both(hn::Add(LoadF32(df, in + o3), b3), out + o3);
-      }
-      return;
-    }
-    if (C > 4 * N && a.cached && !(kWidePixelsInOrder && a.intel)) {
-      // Wider pixels from the cache: pixel by pixel, one bias load per input
-      // vector. From DRAM the two interleaved output streams are slower than
-      // the blocks below, and on Intel AVX-512 from the cache too (see
-      // kWidePixelsInOrder; 256 f32 channels make pixels of 2 KiB, blocks of
-      // one pixel). bench: BM_Fused<float>/type:4/C:256/HW:784/nhwc:1 and
-      // .../HW:12544/nhwc:1.
-      for (size_t s = a.sBegin; s < a.sEnd; ++s) {
-        const T* in = src + s * C;
-        T* out = dst + s * 2 * C;
-        ForEachPixelRun(df, C, [=](size_t c, size_t) HWY_ATTR SYNETK_LAMBDA_INLINE {
-          PrefetchAhead<kPlain>(src, s * C + c, pfEnd);
-          both(hn::Add(LoadF32(df, in + c), hn::LoadU(df, bias0 + c)), out + c);
-        });
-      }
-      return;
-    }
-    // Blocks of output pixels (PixelBlock): the block's first halves, then
-    // its second halves from the same input pixels, still in L1.
-    const size_t block = PixelBlock<T>(2 * C);
-    const auto halves = [=](size_t sb, size_t se, size_t outHalf, const auto& op) HWY_ATTR {
-      ForEachPixelRun(df, C, [=](size_t c, size_t count) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        const V b = LoadParam(df, bias0 + c, count);
-        for (size_t s = sb; s < se; ++s) {
-          PrefetchAhead<kPlain>(src, s * C + c, pfEnd);
-          const V x = hn::Add(LoadRun(df, src + s * C + c, count), b);
-          StoreRun<kPlain>(df, op(x), dst + s * 2 * C + outHalf + c, count, stream);
-        }
-      });
-    };
-    for (size_t sb = a.sBegin; sb < a.sEnd; sb += block) {
-      const size_t se = HWY_MIN(sb + block, a.sEnd);
-      halves(sb, se, 0, first);
-      halves(sb, se, C, second);
-    }
+    Fused4Nhwc<kPlain>(df, a, stream, pfEnd, first, second);
   }
 }
 
@@ -770,30 +796,169 @@ HWY_NOINLINE void Fused9PixelGroups(DF df, const detail::FusedArgs<T>& a) {
   }
 }
 
-// Type 9: channel concatenation of src0 and src1; dst0 gets
-// max(0, v*scale[c] + bias[c]) with c the output channel, dst1 (optional) the
-// plain concatenation.
-template <typename T, class Format, bool kPlain, class DF>
-HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
+// Type 9, NHWC: one output run: dst0 gets max(0, v*sc + bi), dst1 (if any)
+// v. Everything by value, no vector captured (see FusedUnary's run halves):
+// pointers, the stream flag and the zero vector held by reference are
+// reloaded around every store, since vector stores may alias anything.
+// bench: BM_Fused<float>/type:9/C:64/HW:3136/nhwc:1.
+template <bool kPlain, class DF, class V, typename T>
+HWY_INLINE void Fused9Out(DF df, V v, V sc, V bi, T* dst0, T* dst1, size_t o, size_t count,
+                          bool stream) {
+  StoreRun<kPlain>(df, hn::Max(hn::Zero(df), hn::MulAdd(v, sc, bi)), dst0 + o, count, stream);
+  if (dst1 != nullptr) StoreRun<kPlain>(df, v, dst1 + o, count, stream);
+}
+
+// Type 9, NHWC, large pixels one at a time: the blocked loop, with its
+// one-pixel inner loops, is slower for them. bench:
+// BM_Fused<float>/type:9/C:256/HW:784/nhwc:1.
+template <bool kPlain, class DF, typename T>
+HWY_INLINE void Fused9NhwcPixels(DF df, const detail::FusedArgs<T>& a, bool stream) {
+  const size_t C = a.channels + a.channels1, S = a.spatial;
+  const T* const srcs[2] = {a.src0, a.src1};
+  const size_t counts[2] = {a.channels, a.channels1};
+  T* const dst0 = a.dst0;
+  T* const dst1 = a.dst1;
+  const float* const scale = a.channel[0];
+  const float* const bias = a.channel[1];
+  for (size_t s = a.sBegin; s < a.sEnd; ++s) {
+    size_t base = 0;
+    for (size_t i = 0; i < 2; ++i) {
+      const size_t Ci = counts[i], pfEnd = PrefetchBound(Ci * S, a.prefetch);
+      const T* const src = srcs[i];
+      const T* const in = src + s * Ci;
+      const size_t o = s * C + base;
+      ForEachPixelRun(df, Ci, [=](size_t c, size_t count) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        PrefetchAhead<kPlain>(src, s * Ci + c, pfEnd);
+        Fused9Out<kPlain>(df, LoadRun(df, in + c, count), LoadParam(df, scale + base + c, count),
+                          LoadParam(df, bias + base + c, count), dst0, dst1, o + c, count,
+                          stream);
+      });
+      base += Ci;
+    }
+  }
+}
+
+// Type 9, NHWC, blocks of `block` output pixels, both inputs per block. bf16
+// with both inputs' channels whole pairs of vectors (kBF16Pairs): runs of a
+// pair of vectors, the parameters split once per call into the pairs' order,
+// in registers for the block rather than loaded per pair. bench:
+// BM_Fused<hwy::bfloat16_t>/type:9/C:64/HW:3136/nhwc:1.
+template <bool kPlain, class DF, typename T>
+HWY_INLINE void Fused9NhwcBlocks(DF df, const detail::FusedArgs<T>& a, size_t block,
+                                 bool stream) {
   using V = hn::Vec<DF>;
   const size_t C = a.channels + a.channels1, S = a.spatial;
   const T* const srcs[2] = {a.src0, a.src1};
+  const size_t counts[2] = {a.channels, a.channels1};
   T* const dst0 = a.dst0;
   T* const dst1 = a.dst1;
+  const float* const scale = a.channel[0];
+  const float* const bias = a.channel[1];
+  constexpr size_t kSplit = kBF16Pairs<T> ? kMaxFlatChannels : 1;
+  HWY_ALIGN float split[2][kSplit];
+  bool pairs = false;
+  if constexpr (kBF16Pairs<T>) {
+    const size_t N2 = 2 * hn::Lanes(df);
+    pairs = counts[0] % N2 == 0 && counts[1] % N2 == 0 && C <= kMaxFlatChannels;
+    if (pairs) {
+      SplitPairParams(N2 / 2, C, scale, split[0]);
+      SplitPairParams(N2 / 2, C, bias, split[1]);
+    }
+  }
+  for (size_t sb = a.sBegin; sb < a.sEnd; sb += block) {
+    const size_t se = HWY_MIN(sb + block, a.sEnd);
+    size_t base = 0;
+    for (size_t i = 0; i < 2; ++i) {
+      const size_t Ci = counts[i], pfEnd = PrefetchBound(Ci * S, a.prefetch);
+      const T* const in = srcs[i];
+      if constexpr (kBF16Pairs<T>) {
+        if (pairs) {
+          const size_t N = hn::Lanes(df);
+          for (size_t c = 0; c < Ci; c += 2 * N) {
+            const float* const sc = split[0] + base + c;
+            const float* const bi = split[1] + base + c;
+            const V scEven = hn::Load(df, sc), scOdd = hn::Load(df, sc + N);
+            const V biEven = hn::Load(df, bi), biOdd = hn::Load(df, bi + N);
+            for (size_t s = sb; s < se; ++s) {
+              PrefetchAhead<kPlain>(in, s * Ci + c, pfEnd);
+              const size_t o = s * C + base + c;
+              V even, odd;
+              LoadBF16Pair(df, in + s * Ci + c, even, odd);
+              if (dst1 != nullptr) StoreBF16Pair<false>(df, even, odd, dst1 + o);
+              StoreBF16Pair<false>(df, hn::Max(hn::Zero(df), hn::MulAdd(even, scEven, biEven)),
+                                   hn::Max(hn::Zero(df), hn::MulAdd(odd, scOdd, biOdd)),
+                                   dst0 + o);
+            }
+          }
+          base += Ci;
+          continue;
+        }
+      }
+      ForEachPixelRun(df, Ci, [=](size_t c, size_t count) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        const V sc = LoadParam(df, scale + base + c, count);
+        const V bi = LoadParam(df, bias + base + c, count);
+        for (size_t s = sb; s < se; ++s) {
+          PrefetchAhead<kPlain>(in, s * Ci + c, pfEnd);
+          Fused9Out<kPlain>(df, LoadRun(df, in + s * Ci + c, count), sc, bi, dst0, dst1,
+                            s * C + base + c, count, stream);
+        }
+      });
+      base += Ci;
+    }
+  }
+}
+
+// Type 9, NCHW: each input's channel runs (ForEachChannelRun), dst offsets
+// base * S past src's.
+template <class Format, bool kPlain, class DF, typename T>
+HWY_INLINE void Fused9Nchw(DF df, const detail::FusedArgs<T>& a, bool stream) {
+  using V = hn::Vec<DF>;
+  const size_t S = a.spatial;
+  const T* const srcs[2] = {a.src0, a.src1};
   const size_t counts[2] = {a.channels, a.channels1};
-  const bool stream = !kPlain && a.stream;
-  if constexpr (std::is_same_v<Format, Nhwc>) {
-    // Blocks of output pixels (PixelBlock), both inputs per block.
-    const float* const scale = a.channel[0];
-    const float* const bias = a.channel[1];
-    // Every lambda here captures by value and no vector (see FusedUnary's
-    // run halves): captured by reference, the pointers, the stream flag and
-    // the zero vector are reloaded around every store, since vector stores
-    // may alias anything. bench: BM_Fused<float>/type:9/C:64/HW:3136/nhwc:1.
-    const auto out = [=](V v, V sc, V bi, size_t o, size_t count) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      StoreRun<kPlain>(df, hn::Max(hn::Zero(df), hn::MulAdd(v, sc, bi)), dst0 + o, count, stream);
-      if (dst1 != nullptr) StoreRun<kPlain>(df, v, dst1 + o, count, stream);
+  size_t base = 0;
+  for (size_t k = 0; k < 2; ++k) {
+    const T* src = srcs[k];
+    const size_t Ci = counts[k], pfEnd = PrefetchBound(Ci * S, a.prefetch);
+    const float* const params[2] = {a.channel[0] + base, a.channel[1] + base};
+    // By value and without vectors, as in FusedUnary. dst1's copy loads the
+    // run again (from L1) when it is stored.
+    T* const out0 = a.dst0 + base * S;
+    T* const out1 = a.dst1 != nullptr ? a.dst1 + base * S : nullptr;
+    if constexpr (kBF16Pairs<T>) {
+      BF16PairRows<2, kPlain>(df, src, out0, out1, Ci, S, a.sBegin, a.sEnd, params, pfEnd,
+                      [=](V x, V p0, V p1, V) HWY_ATTR SYNETK_LAMBDA_INLINE {
+                        return hn::Max(hn::Zero(df), hn::MulAdd(x, p0, p1));
+                      });
+      base += Ci;
+      continue;
+    }
+    const auto load = [=](size_t i, size_t count, size_t pf, V p0, V p1,
+                          V) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      PrefetchAhead<kPlain>(src, pf, pfEnd);
+      return hn::Max(hn::Zero(df), hn::MulAdd(LoadRun(df, src + i, count), p0, p1));
     };
+    const auto store = [=](size_t i, size_t count, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
+      StoreRun<kPlain>(df, v, out0 + i, count, stream);
+      if (out1 != nullptr) {
+        StoreRun<kPlain>(df, LoadRun(df, src + i, count), out1 + i, count, stream);
+      }
+    };
+    ForEachChannelRun<Format, 2>(df, Ci, S, a.sBegin, a.sEnd, params, MakeRunOps(load, store));
+    base += Ci;
+  }
+}
+
+// Type 9: channel concatenation of src0 and src1; dst0 gets
+// max(0, v*scale[c] + bias[c]) with c the output channel, dst1 (optional) the
+// plain concatenation. NHWC tries its paths in order: whole-vector runs in
+// registers, groups of pixels, then one pixel or a block of pixels at a time.
+template <typename T, class Format, bool kPlain, class DF>
+HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
+  const bool stream = !kPlain && a.stream;
+  if constexpr (!std::is_same_v<Format, Nhwc>) {
+    return Fused9Nchw<Format, kPlain>(df, a, stream);
+  } else {
     if constexpr (HWY_TARGET != HWY_SCALAR) {
       if (Fused9InRegisters<kPlain>(df, a)) return;
       // (AVX-512 keeps the paths below, which run these shapes at memcpy's
@@ -803,120 +968,13 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
       const size_t N = hn::Lanes(df);
       if (kRunGroup == 1 && !kBF16Pairs<T> && a.cached && a.channels % N == 0 &&
           a.channels1 % N == 0) {
-        if (dst1 != nullptr) return Fused9PixelGroups<kPlain, true>(df, a);
+        if (a.dst1 != nullptr) return Fused9PixelGroups<kPlain, true>(df, a);
         return Fused9PixelGroups<kPlain, false>(df, a);
       }
     }
-    const size_t block = PixelBlock<T>(C);
-    if (block == 1) {
-      // Large pixels, one at a time: the blocked loop below, with its
-      // one-pixel inner loops, is slower for them. bench:
-      // BM_Fused<float>/type:9/C:256/HW:784/nhwc:1.
-      for (size_t s = a.sBegin; s < a.sEnd; ++s) {
-        size_t base = 0;
-        for (size_t i = 0; i < 2; ++i) {
-          const size_t Ci = counts[i], pfEnd = PrefetchBound(Ci * S, a.prefetch);
-          const T* const src = srcs[i];
-          const T* const in = src + s * Ci;
-          const size_t o = s * C + base;
-          ForEachPixelRun(df, Ci, [=](size_t c, size_t count) HWY_ATTR SYNETK_LAMBDA_INLINE {
-            PrefetchAhead<kPlain>(src, s * Ci + c, pfEnd);
-            out(LoadRun(df, in + c, count), LoadParam(df, scale + base + c, count),
-                LoadParam(df, bias + base + c, count), o + c, count);
-          });
-          base += Ci;
-        }
-      }
-      return;
-    }
-    // bf16 with both inputs' channels whole pairs of vectors (kBF16Pairs):
-    // runs of a pair of vectors, the parameters split once per call into the
-    // pairs' order, in registers for the block rather than loaded per pair.
-    // bench: BM_Fused<hwy::bfloat16_t>/type:9/C:64/HW:3136/nhwc:1.
-    constexpr size_t kSplit = kBF16Pairs<T> ? kMaxFlatChannels : 1;
-    HWY_ALIGN float split[2][kSplit];
-    bool pairs = false;
-    if constexpr (kBF16Pairs<T>) {
-      const size_t N2 = 2 * hn::Lanes(df);
-      pairs = counts[0] % N2 == 0 && counts[1] % N2 == 0 && C <= kMaxFlatChannels;
-      if (pairs) {
-        SplitPairParams(N2 / 2, C, scale, split[0]);
-        SplitPairParams(N2 / 2, C, bias, split[1]);
-      }
-    }
-    for (size_t sb = a.sBegin; sb < a.sEnd; sb += block) {
-      const size_t se = HWY_MIN(sb + block, a.sEnd);
-      size_t base = 0;
-      for (size_t i = 0; i < 2; ++i) {
-        const size_t Ci = counts[i], pfEnd = PrefetchBound(Ci * S, a.prefetch);
-        const T* const in = srcs[i];
-        if constexpr (kBF16Pairs<T>) {
-          if (pairs) {
-            const size_t N = hn::Lanes(df);
-            for (size_t c = 0; c < Ci; c += 2 * N) {
-              const float* const sc = split[0] + base + c;
-              const float* const bi = split[1] + base + c;
-              const V scEven = hn::Load(df, sc), scOdd = hn::Load(df, sc + N);
-              const V biEven = hn::Load(df, bi), biOdd = hn::Load(df, bi + N);
-              for (size_t s = sb; s < se; ++s) {
-                PrefetchAhead<kPlain>(in, s * Ci + c, pfEnd);
-                const size_t o = s * C + base + c;
-                V even, odd;
-                LoadBF16Pair(df, in + s * Ci + c, even, odd);
-                if (dst1 != nullptr) StoreBF16Pair<false>(df, even, odd, dst1 + o);
-                StoreBF16Pair<false>(df, hn::Max(hn::Zero(df), hn::MulAdd(even, scEven, biEven)),
-                                     hn::Max(hn::Zero(df), hn::MulAdd(odd, scOdd, biOdd)),
-                                     dst0 + o);
-              }
-            }
-            base += Ci;
-            continue;
-          }
-        }
-        ForEachPixelRun(df, Ci, [=](size_t c, size_t count) HWY_ATTR SYNETK_LAMBDA_INLINE {
-          const V sc = LoadParam(df, scale + base + c, count);
-          const V bi = LoadParam(df, bias + base + c, count);
-          for (size_t s = sb; s < se; ++s) {
-            PrefetchAhead<kPlain>(in, s * Ci + c, pfEnd);
-            out(LoadRun(df, in + s * Ci + c, count), sc, bi, s * C + base + c, count);
-          }
-        });
-        base += Ci;
-      }
-    }
-  } else {
-    size_t base = 0;
-    for (size_t k = 0; k < 2; ++k) {
-      const T* src = srcs[k];
-      const size_t Ci = counts[k], pfEnd = PrefetchBound(Ci * S, a.prefetch);
-      const float* const params[2] = {a.channel[0] + base, a.channel[1] + base};
-      // Offsets are src's; dst's are base * S further. By value and
-      // without vectors, as in FusedUnary. dst1's copy loads the run again
-      // (from L1) when it is stored.
-      T* const out0 = dst0 + base * S;
-      T* const out1 = dst1 != nullptr ? dst1 + base * S : nullptr;
-      if constexpr (kBF16Pairs<T>) {
-        BF16PairRows<2, kPlain>(df, src, out0, out1, Ci, S, a.sBegin, a.sEnd, params, pfEnd,
-                        [=](V x, V p0, V p1, V) HWY_ATTR SYNETK_LAMBDA_INLINE {
-                          return hn::Max(hn::Zero(df), hn::MulAdd(x, p0, p1));
-                        });
-        base += Ci;
-        continue;
-      }
-      const auto load = [=](size_t i, size_t count, size_t pf, V p0, V p1,
-                            V) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        PrefetchAhead<kPlain>(src, pf, pfEnd);
-        return hn::Max(hn::Zero(df), hn::MulAdd(LoadRun(df, src + i, count), p0, p1));
-      };
-      const auto store = [=](size_t i, size_t count, V v) HWY_ATTR SYNETK_LAMBDA_INLINE {
-        StoreRun<kPlain>(df, v, out0 + i, count, stream);
-        if (out1 != nullptr) {
-          StoreRun<kPlain>(df, LoadRun(df, src + i, count), out1 + i, count, stream);
-        }
-      };
-      ForEachChannelRun<Format, 2>(df, Ci, S, a.sBegin, a.sEnd, params, MakeRunOps(load, store));
-      base += Ci;
-    }
+    const size_t block = PixelBlock<T>(a.channels + a.channels1);
+    if (block == 1) return Fused9NhwcPixels<kPlain>(df, a, stream);
+    Fused9NhwcBlocks<kPlain>(df, a, block, stream);
   }
 }
 

@@ -34,6 +34,8 @@
 
 #include "synetk/ops/pooling_common-inl.h"
 #include "synetk/ops/pooling_nchw-inl.h"
+#include "synetk/ops/pooling_nchw_global-inl.h"
+#include "synetk/ops/pooling_nchw_half_width-inl.h"
 #include "synetk/ops/pooling_nchw_stride1-inl.h"
 #include "synetk/ops/pooling_nhwc-inl.h"
 #include "synetk/ops/pooling_pairs-inl.h"

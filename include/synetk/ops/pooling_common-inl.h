@@ -1,8 +1,8 @@
 // Copyright synetk authors. SPDX-License-Identifier: MIT
 // Pooling: what every path shares (per target): the arguments, the
 // per-operation element access (PoolOps), scratch rows, tap sums, lane
-// shifts and two-table permutations. The paths are in pooling_nchw-inl.h,
-// pooling_nhwc-inl.h and pooling_pairs-inl.h; the entry point and the
+// shifts and two-table permutations. The paths are in pooling_nchw*-inl.h,
+// pooling_nhwc*-inl.h and pooling_pairs-inl.h; the entry point and the
 // algorithm's outline in pooling-inl.h.
 
 #ifndef SYNETK_OPS_POOLING_ARGS_

@@ -2,8 +2,8 @@
 // Pooling's planner: which path serves a call. Plain C++ (no SIMD), so that
 // every heuristic is in one place and a test can pin geometry -> path for
 // any target without running it. The target and the element type come in
-// as PoolCaps (pooling_common-inl.h's PoolCapsOf fills them per target);
-// the paths are in pooling_nchw*-inl.h, pooling_nhwc-inl.h and
+// as PoolCaps (pooling-inl.h's PoolCapsOf fills them per target);
+// the paths are in pooling_nchw*-inl.h, pooling_nhwc*-inl.h and
 // pooling_pairs-inl.h, and PoolKernel (pooling-inl.h) switches over the plan.
 #ifndef SYNETK_OPS_POOLING_PLAN_H_
 #define SYNETK_OPS_POOLING_PLAN_H_
