@@ -865,9 +865,9 @@ TEMPLATE_TEST_CASE("pooling: every plan that serves a geometry matches the refer
   SYNETK_FOR_EACH_TARGET([&] {
     for (const auto& g : geoms) {
       CheckServingPlans<TestType, true>(g, false);
-      if constexpr (!std::is_integral_v<TestType>) {
-        for (const bool excludePad : {true, false}) CheckServingPlans<TestType, false>(g, excludePad);
-      }
+      // Averages with excludePad: the paths' clipped widths and scales too
+      // (without it, the same paths with one scale).
+      if constexpr (!std::is_integral_v<TestType>) CheckServingPlans<TestType, false>(g, true);
     }
   });
 }
