@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "synetk/format.h"
+#include "synetk/ops/fused_plan.h"
 
 namespace synetk {
 namespace detail {
@@ -302,21 +303,10 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
 }
 
 // NHWC layers whose output pixels are assembled from runs of input pixels
-// (types 4 and 9) work on small pixels in blocks of about 16 KiB of output,
-// in L1 with their inputs: each run of channels loads its parameters once
-// for all the block's pixels: pixel by pixel, the parameter loads and loop
-// overhead are the limit on small C, and 1-4 KiB blocks amortise them less.
-// Pixels of 1 KiB or more are done one at a time, front to back: in blocks,
-// their strided runs lose the hardware prefetcher on tensors beyond the
-// cache. bench: BM_Fused<float>/type:9/C:24/HW:5625/nhwc:1 and
-// BM_Fused<float>/type:9/C:256/HW:12544/nhwc:1.
-inline constexpr size_t kPixelBlockBytes = 16384;
-inline constexpr size_t kLargePixelBytes = 1024;
-
+// (types 4 and 9): output pixels per block (fused_plan.h, PixelBlockOf).
 template <typename T>
 HWY_INLINE size_t PixelBlock(size_t outChannels) {
-  const size_t bytes = outChannels * sizeof(T);
-  return bytes >= kLargePixelBytes ? 1 : kPixelBlockBytes / bytes;
+  return detail::PixelBlockOf(outChannels, sizeof(T));
 }
 
 // Type 4 NCHW: elements [s0, s1) of a row whose output runs a little ahead
@@ -949,32 +939,46 @@ HWY_INLINE void Fused9Nchw(DF df, const detail::FusedArgs<T>& a, bool stream) {
   }
 }
 
+// What PlanFused9Nhwc needs of this target and element type T.
+template <typename T, class DF>
+HWY_INLINE detail::Fused9Caps Fused9CapsOf(DF df) {
+  detail::Fused9Caps c;
+  c.lanes = hn::Lanes(df);
+  c.elemBytes = sizeof(T);
+  c.scalar = HWY_TARGET == HWY_SCALAR;
+  c.groups = kRunGroup == 1 && !kBF16Pairs<T>;
+  return c;
+}
+
 // Type 9: channel concatenation of src0 and src1; dst0 gets
 // max(0, v*scale[c] + bias[c]) with c the output channel, dst1 (optional) the
-// plain concatenation. NHWC tries its paths in order: whole-vector runs in
-// registers, groups of pixels, then one pixel or a block of pixels at a time.
+// plain concatenation. NHWC runs the path PlanFused9Nhwc picks.
 template <typename T, class Format, bool kPlain, class DF>
 HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
+  using detail::Fused9Path;
   const bool stream = !kPlain && a.stream;
   if constexpr (!std::is_same_v<Format, Nhwc>) {
     return Fused9Nchw<Format, kPlain>(df, a, stream);
   } else {
-    if constexpr (HWY_TARGET != HWY_SCALAR) {
-      if (Fused9InRegisters<kPlain>(df, a)) return;
-      // (AVX-512 keeps the paths below, which run these shapes at memcpy's
-      // speed there; so do tensors beyond the cache, where four interleaved
-      // pixel streams are slower than one pixel at a time. bench:
-      // BM_Fused<float>/type:9/C:256/HW:12544/nhwc:1.)
-      const size_t N = hn::Lanes(df);
-      if (kRunGroup == 1 && !kBF16Pairs<T> && a.cached && a.channels % N == 0 &&
-          a.channels1 % N == 0) {
-        if (a.dst1 != nullptr) return Fused9PixelGroups<kPlain, true>(df, a);
-        return Fused9PixelGroups<kPlain, false>(df, a);
-      }
+    switch (detail::PlanFused9Nhwc(a.channels, a.channels1, a.cached, Fused9CapsOf<T>(df))) {
+      case Fused9Path::kInRegisters:
+        if constexpr (HWY_TARGET != HWY_SCALAR) {
+          const bool ran = Fused9InRegisters<kPlain>(df, a);  // (its shapes: always)
+          HWY_DASSERT(ran);
+          (void)ran;
+        }
+        return;
+      case Fused9Path::kPixelGroups:
+        if constexpr (HWY_TARGET != HWY_SCALAR) {
+          if (a.dst1 != nullptr) return Fused9PixelGroups<kPlain, true>(df, a);
+          Fused9PixelGroups<kPlain, false>(df, a);
+        }
+        return;
+      case Fused9Path::kPixels:
+        return Fused9NhwcPixels<kPlain>(df, a, stream);
+      case Fused9Path::kBlocks:
+        return Fused9NhwcBlocks<kPlain>(df, a, PixelBlock<T>(a.channels + a.channels1), stream);
     }
-    const size_t block = PixelBlock<T>(a.channels + a.channels1);
-    if (block == 1) return Fused9NhwcPixels<kPlain>(df, a, stream);
-    Fused9NhwcBlocks<kPlain>(df, a, block, stream);
   }
 }
 
