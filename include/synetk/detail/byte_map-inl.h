@@ -112,6 +112,9 @@ struct ByteMapRegs {
     const __m512i hi = TwoTableBytes(t2, x, t3);
     return _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), lo, hi);
   }
+  hn::Vec512<uint8_t> operator()(hn::Vec512<uint8_t> x) const {
+    return hn::Vec512<uint8_t>{(*this)(x.raw)};
+  }
 };
 
 // The mask of the first n (<= 64) lanes of a byte vector.

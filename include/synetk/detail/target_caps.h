@@ -67,6 +67,15 @@
 #define SYNETK_IS_X86_SIMD \
   (HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128)
 
+// x86's saturating packs per 128-bit block (packssdw, packsswb, packuswb):
+// every x86 target with vectors.
+#define SYNETK_HAS_BLOCK_PACKS SYNETK_IS_X86_SIMD
+
+// Vectors of more than one lane, with the operations Highway's one-lane
+// SCALAR target lacks (Combine, UpperHalf, interleaves, block shuffles):
+// every target but SCALAR.
+#define SYNETK_HAS_MULTI_LANE (HWY_TARGET != HWY_SCALAR)
+
 // f32 -> f16 demotion rounds to nearest even in hardware (x86 F16C, Arm
 // FCVT); Highway 1.0.3 emulates it on the other targets by truncation.
 #define SYNETK_HAS_HW_F16_RNE                                                         \

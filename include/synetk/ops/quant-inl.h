@@ -164,6 +164,8 @@ struct ShuffleCfg {
 #include "synetk/detail/abi.h"
 #include "synetk/detail/byte_map-inl.h"
 #include "synetk/detail/elements-inl.h"
+#include "synetk/detail/quant_ops-inl.h"
+#include "synetk/ops/quant_plan.h"
 
 HWY_BEFORE_NAMESPACE();
 // Integer outputs must be the same on every target, so `a*b + c` must never
@@ -231,151 +233,12 @@ template <typename Q, class DI>
 HWY_INLINE hn::Vec<DI> LoadQRun(DI di, const Q* p, size_t count) {
   return count == hn::Lanes(di) ? LoadQ(di, p) : LoadQPartial(di, p, count);
 }
-// r is already in Q's range. uint8: U8FromU32 only gathers the low bytes
-// (cheaper than the saturating DemoteTo on x86); int8: DemoteTo.
-template <typename Q, class DI>
-HWY_INLINE void StoreQ(DI di, hn::Vec<DI> r, Q* HWY_RESTRICT p) {
-  const hn::Rebind<Q, DI> dq;
-  (void)di;
-  if constexpr (ElementTraits<Q>::kEncoding == Encoding::kUint8) {
-    const hn::RebindToUnsigned<DI> du;
-    hn::StoreU(hn::U8FromU32(hn::BitCast(du, r)), dq, reinterpret_cast<uint8_t*>(p));
-  } else {
-    hn::StoreU(hn::DemoteTo(dq, r), dq, p);
-  }
-}
-// Every x86 target but SCALAR/EMU128 narrows StoreQ4's full vectors with
-// saturating packs.
-#undef SYNETK_QUANT_X86_PACKS
-#if SYNETK_IS_X86_SIMD
-#define SYNETK_QUANT_X86_PACKS 1
-#else
-#define SYNETK_QUANT_X86_PACKS 0
-#endif
-constexpr bool kStoreQ4Saturates = SYNETK_QUANT_X86_PACKS;
+// StoreQ4's narrowing saturates (the x86 packs, SYNETK_HAS_BLOCK_PACKS).
+constexpr bool kStoreQ4Saturates = kHasBlockPacks;
 
-#if SYNETK_QUANT_X86_PACKS
-// Whether a 16-bit lane of the x86 packs' results ab and cd (raw registers
-// of DI's width) is -32768: StoreQ4's kCheck.
-template <class DI, class Raw>
-HWY_INLINE bool PacksHaveInt16Min(DI /*di*/, Raw ab, Raw cd) {
-  const hn::Repartition<int16_t, DI> d16;
-  using V16 = hn::Vec<decltype(d16)>;
-  const V16 low = hn::Min(V16{ab}, V16{cd});
-  return !hn::AllFalse(d16, hn::Eq(low, hn::Set(d16, INT16_MIN)));
-}
-#endif
+#if SYNETK_HAS_BLOCK_PACKS
 
-// Four vectors at once: 4*Lanes(di) elements at p. On x86 two 32->16 packs,
-// one 16->8 pack (and on AVX2/AVX-512 one dword permute) replace four
-// narrowings (two shuffles each) and four partial stores. Values are in Q's
-// range, or with kAdd16 any int32 that gets `add16` added in saturating
-// 16-bit lanes between the x86 packs (StoreQ4Rounded), with the same bytes
-// as clamp(r + add16) in the other branch.
-// With kEvenOdd (AVX3_DL only), r0 and r1 hold the even and odd elements
-// of the first 2*Lanes(di), r2 and r3 those of the next 2*Lanes(di).
-// With kCheck it stores nothing and returns false where a value saturates
-// to -32768 in the 32->16 packs (StoreQ4Rounded); otherwise returns true.
-template <typename Q, bool kAdd16 = false, bool kEvenOdd = false, bool kCheck = false, class DI>
-HWY_INLINE bool StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, hn::Vec<DI> r3,
-                        Q* HWY_RESTRICT p, int16_t add16 = 0) {
-  [[maybe_unused]] constexpr bool kU8 = ElementTraits<Q>::kEncoding == Encoding::kUint8;
-  static_assert(!kEvenOdd || SYNETK_HAS_VBMI_PERMUTE, "even/odd order: vpermb only");
-  (void)add16;
-#if SYNETK_QUANT_X86_PACKS && SYNETK_HAS_AVX512
-  if constexpr (sizeof(hn::Vec<DI>) == 64) {  // full 512-bit vectors
-    __m512i ab = _mm512_packs_epi32(r0.raw, r1.raw);  // per 128-bit block
-    __m512i cd = _mm512_packs_epi32(r2.raw, r3.raw);
-    if (kCheck && PacksHaveInt16Min(di, ab, cd)) return false;
-    if constexpr (kAdd16) {
-      ab = _mm512_adds_epi16(ab, _mm512_set1_epi16(add16));
-      cd = _mm512_adds_epi16(cd, _mm512_set1_epi16(add16));
-    }
-    const __m512i bytes = kU8 ? _mm512_packus_epi16(ab, cd) : _mm512_packs_epi16(ab, cd);
-#if SYNETK_HAS_VBMI_PERMUTE
-    if constexpr (kEvenOdd) {
-      // Block k holds bytes (r0, r1, r2, r3)[4k..4k+3]; element m < 32 is
-      // r0[m/2] (even m) or r1[m/2], element 32 + m likewise in r2 or r3.
-      alignas(64) static constexpr std::array<uint8_t, 64> kOrder = [] {
-        std::array<uint8_t, 64> order{};
-        for (size_t m = 0; m < 64; ++m) {
-          const size_t half = m / 32, j = m % 32 / 2;  // r0/r1 or r2/r3, and the lane
-          order[m] = static_cast<uint8_t>(16 * (j / 4) + 8 * half + 4 * (m % 2) + j % 4);
-        }
-        return order;
-      }();
-      _mm512_storeu_si512(p, _mm512_permutexvar_epi8(_mm512_load_si512(kOrder.data()), bytes));
-      return true;
-    }
-#endif
-    // Block k holds dwords (r0, r1, r2, r3)[4k..4k+3]: gather them in order.
-    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    _mm512_storeu_si512(p, _mm512_permutexvar_epi32(order, bytes));
-    return true;
-  }
-#elif SYNETK_QUANT_X86_PACKS && SYNETK_IS_X86_AVX2
-  if constexpr (sizeof(hn::Vec<DI>) == 32) {
-    __m256i ab = _mm256_packs_epi32(r0.raw, r1.raw);  // per 128-bit block
-    __m256i cd = _mm256_packs_epi32(r2.raw, r3.raw);
-    if (kCheck && PacksHaveInt16Min(di, ab, cd)) return false;
-    if constexpr (kAdd16) {
-      ab = _mm256_adds_epi16(ab, _mm256_set1_epi16(add16));
-      cd = _mm256_adds_epi16(cd, _mm256_set1_epi16(add16));
-    }
-    const __m256i bytes = kU8 ? _mm256_packus_epi16(ab, cd) : _mm256_packs_epi16(ab, cd);
-    // Block k holds dwords (r0, r1, r2, r3)[4k..4k+3].
-    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_permutevar8x32_epi32(bytes, order));
-    return true;
-  }
-#elif SYNETK_QUANT_X86_PACKS
-  if constexpr (sizeof(hn::Vec<DI>) == 16 && hn::MaxLanes(DI()) == 4) {  // one block: in order
-    __m128i ab = _mm_packs_epi32(r0.raw, r1.raw);
-    __m128i cd = _mm_packs_epi32(r2.raw, r3.raw);
-    if (kCheck && PacksHaveInt16Min(di, ab, cd)) return false;
-    if constexpr (kAdd16) {
-      ab = _mm_adds_epi16(ab, _mm_set1_epi16(add16));
-      cd = _mm_adds_epi16(cd, _mm_set1_epi16(add16));
-    }
-    const __m128i bytes = kU8 ? _mm_packus_epi16(ab, cd) : _mm_packs_epi16(ab, cd);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), bytes);
-    return true;
-  }
-#endif
-  if constexpr (kCheck) {  // as the packs would saturate
-    const auto low = hn::Min(hn::Min(r0, r1), hn::Min(r2, r3));
-    if (!hn::AllFalse(di, hn::Lt(low, hn::Set(di, INT16_MIN + 1)))) return false;
-  }
-  if constexpr (kAdd16) {  // as the packs do: saturate to int16, add, clamp to Q
-    const auto add = [&](hn::Vec<DI> r) HWY_ATTR {
-      r = hn::Min(hn::Max(r, hn::Set(di, -32768)), hn::Set(di, 32767));
-      r = hn::Add(r, hn::Set(di, add16));
-      r = hn::Max(r, hn::Set(di, QuantLimits<Q>::kMin));
-      return hn::Min(r, hn::Set(di, QuantLimits<Q>::kMax));
-    };
-    r0 = add(r0), r1 = add(r1), r2 = add(r2), r3 = add(r3);
-  }
-  const size_t N = hn::Lanes(di);
-  StoreQ(di, r0, p);
-  StoreQ(di, r1, p + N);
-  StoreQ(di, r2, p + 2 * N);
-  StoreQ(di, r3, p + 3 * N);
-  return true;
-}
-
-#if SYNETK_QUANT_X86_PACKS
-// The conversion instruction: to nearest even (as the magic-number add
-// rounds), INT_MIN for NaN and |v| >= 2^31. (Highway's NearestInt turns
-// positive overflow and NaN into INT_MAX, which hides the NaN.)
-HWY_INLINE __m128i CvtNearest(__m128 v) { return _mm_cvtps_epi32(v); }
-#if SYNETK_HAS_AVX2
-HWY_INLINE __m256i CvtNearest(__m256 v) { return _mm256_cvtps_epi32(v); }
-#endif
-#if SYNETK_HAS_AVX512
-HWY_INLINE __m512i CvtNearest(__m512 v) { return _mm512_cvtps_epi32(v); }
-#endif
-
-// QuantizeLinear's plain blocks on x86: four vectors rounded by CvtNearest
+// QuantizeLinear's plain blocks on x86: four vectors rounded by NearestOrMin
 // and narrowed by StoreQ4's saturating packs, the zero point added between
 // them in saturating 16-bit lanes (half as many adds as in int32 lanes; r
 // beyond int16 stays beyond Q's range after the add). Returns false,
@@ -391,8 +254,8 @@ HWY_INLINE bool StoreQ4Rounded(DF df, hn::Vec<DF> v0, hn::Vec<DF> v1, hn::Vec<DF
   const hn::RebindToSigned<DF> di;
   using VI = hn::Vec<decltype(di)>;
   (void)df;
-  const VI r0{CvtNearest(v0.raw)}, r1{CvtNearest(v1.raw)};
-  const VI r2{CvtNearest(v2.raw)}, r3{CvtNearest(v3.raw)};
+  const VI r0 = NearestOrMin(df, v0), r1 = NearestOrMin(df, v1);
+  const VI r2 = NearestOrMin(df, v2), r3 = NearestOrMin(df, v3);
   return StoreQ4<Q, true, kEvenOdd, true>(di, r0, r1, r2, r3, p, static_cast<int16_t>(zero));
 }
 #endif
@@ -479,24 +342,6 @@ HWY_INLINE hn::Vec<D16> CenteredLanes(D16 d16, hn::Vec<D16> x) {
   return hn::ShiftLeft<8>(hn::Sub(x, hn::Set(d16, 128)));
 }
 
-// v >> s (arithmetic) in every int16 lane, s known at run time only. x86
-// shifts by an xmm count (`vpsraw v, v, xmm`, ShiftRightSame) cost about an
-// extra vector operation each: AVX-512 shifts each lane by its own count
-// (`vpsravw`) from a broadcast s, as fast as an immediate shift; the other
-// targets take the immediate form for s = 7, the shift of every
-// QuantizedScale channel whose |slope| is below 1. bench:
-// BM_QuantScaleContext<true>/C:64/HW:3136/nhwc:1.
-template <class D16>
-HWY_INLINE hn::Vec<D16> ShiftRightBy(D16 d16, hn::Vec<D16> v, int s) {
-#if SYNETK_HAS_AVX512
-  return hn::Shr(v, hn::Set(d16, static_cast<hn::TFromD<D16>>(s)));
-#else
-  (void)d16;
-  if (s == 7) return hn::ShiftRight<7>(v);
-  return hn::ShiftRightSame(v, s);
-#endif
-}
-
 // xc: the centred input, (x - 128) << 8.
 template <class D16>
 HWY_INLINE hn::Vec<D16> FixedRequantCentered(D16 d16, hn::Vec<D16> xc, const FixedPlan& p) {
@@ -508,20 +353,7 @@ HWY_INLINE hn::Vec<D16> FixedRequant(D16 d16, hn::Vec<D16> x, const FixedPlan& p
   return FixedRequantCentered(d16, CenteredLanes(d16, x), p);
 }
 
-#if SYNETK_QUANT_X86_PACKS
-// Two int16 vectors -> bytes with unsigned saturation, per 128-bit block (the
-// low vector's lanes first in each block).
-HWY_INLINE hn::Vec<hn::ScalableTag<uint8_t>> PackBlocksU8(hn::Vec<hn::ScalableTag<int16_t>> lo,
-                                                          hn::Vec<hn::ScalableTag<int16_t>> hi) {
-#if SYNETK_HAS_AVX512
-  return hn::Vec<hn::ScalableTag<uint8_t>>{_mm512_packus_epi16(lo.raw, hi.raw)};
-#elif SYNETK_IS_X86_AVX2
-  return hn::Vec<hn::ScalableTag<uint8_t>>{_mm256_packus_epi16(lo.raw, hi.raw)};
-#else
-  return hn::Vec<hn::ScalableTag<uint8_t>>{_mm_packus_epi16(lo.raw, hi.raw)};
-#endif
-}
-
+#if SYNETK_HAS_BLOCK_PACKS
 // x86: a full vector of bytes as centred int16 lanes without crossing
 // 128-bit blocks: lo gets bytes 0-7 of every block, hi bytes 8-15, which is
 // the order PackBlocksU8 puts back. A zero byte interleaved below each byte
@@ -556,14 +388,15 @@ HWY_INLINE BytesVec FixedBlockEvenOdd(BytesVec x, const FixedPlan& p) {
   const hn::ScalableTag<int16_t> d16;
   Int16Vec even, odd;
   CenteredEvenOddLanes(x, even, odd);
-  return PackBlocksU8(FixedRequantCentered(d16, even, p), FixedRequantCentered(d16, odd, p));
+  return PackBlocksU8(d16, FixedRequantCentered(d16, even, p),
+                      FixedRequantCentered(d16, odd, p));
 }
 
 HWY_INLINE BytesVec FixedBlockBytes(BytesVec x, const FixedPlan& p) {
   const hn::ScalableTag<int16_t> d16;
   Int16Vec lo, hi;
   CenteredBlockLanes(x, lo, hi);
-  return PackBlocksU8(FixedRequantCentered(d16, lo, p), FixedRequantCentered(d16, hi, p));
+  return PackBlocksU8(d16, FixedRequantCentered(d16, lo, p), FixedRequantCentered(d16, hi, p));
 }
 #endif
 
@@ -572,7 +405,7 @@ HWY_INLINE void FixedRow(const uint8_t* src, size_t n, const FixedPlan& p, uint8
   const hn::Rebind<uint8_t, decltype(d16)> d8;
   const size_t N = hn::Lanes(d16);
   size_t i = 0;
-#if SYNETK_QUANT_X86_PACKS
+#if SYNETK_HAS_BLOCK_PACKS
   const hn::ScalableTag<uint8_t> dbytes;
   for (; i + 2 * N <= n; i += 2 * N) {
     hn::StoreU(FixedBlockBytes(hn::LoadU(dbytes, src + i), p), dbytes, dst + i);
@@ -697,7 +530,7 @@ HWY_INLINE void RequantRowsWith(DF df, const RowRequant& op, const uint8_t* src,
     // then be reloaded and broadcast again for every row (NHWC concat rows
     // are one pixel's channels of an input, often one or two vectors).
     const FixedPlan plan = op.plan;
-#if SYNETK_QUANT_X86_PACKS
+#if SYNETK_HAS_BLOCK_PACKS
     // Rows of whole vectors (NHWC concat of 32 or 64 channels) without
     // FixedRow's tail loops, whose tests cost as much as a short row.
     const hn::ScalableTag<uint8_t> d8;
@@ -763,24 +596,6 @@ HWY_INLINE hn::Vec<DF> Dequantize(DF df, hn::Vec<hn::RebindToSigned<DF>> x, int3
   return hn::Mul(hn::ConvertTo(df, hn::Add(x, hn::Set(di, bias))), hn::Set(df, norm));
 }
 
-#if SYNETK_IS_X86_AVX2
-// Two vectors of dequantized values as 16 bf16 (round to nearest even) at p.
-// They are never NaN (an integer times a finite norm), so the NaN test of
-// the general store is left out; the rounded bits shifted right arithmetically
-// are the bf16 patterns as int16 values, which one signed pack narrows
-// exactly, and one qword permute puts in order: half the shuffles of two
-// separate narrowing stores.
-HWY_INLINE void StoreBF16PairNotNaN(hn::Vec<hn::Full256<float>> v0, hn::Vec<hn::Full256<float>> v1,
-                                    hwy::bfloat16_t* HWY_RESTRICT p) {
-  const hn::Full256<uint32_t> du32;
-  const auto round = [&](hn::Vec<hn::Full256<float>> v) HWY_ATTR {
-    return _mm256_srai_epi32(BF16RoundedBits(du32, hn::BitCast(du32, v)).raw, 16);
-  };
-  const __m256i packed = _mm256_permute4x64_epi64(_mm256_packs_epi32(round(v0), round(v1)), 0xD8);
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), packed);
-}
-#endif
-
 // dst[i] = Dequantize(src[i]) for i < size, the formula per element (kPlain
 // as StoreF32Streaming's).
 template <bool kPlain, typename Q, typename F>
@@ -799,13 +614,12 @@ HWY_INLINE void DequantFormula(const Q* HWY_RESTRICT src, size_t size, int32_t b
     const auto v1 = Dequantize(df, LoadQ(di, src + i + N), bias, norm);
     const auto v2 = Dequantize(df, LoadQ(di, src + i + 2 * N), bias, norm);
     const auto v3 = Dequantize(df, LoadQ(di, src + i + 3 * N), bias, norm);
-#if SYNETK_IS_X86_AVX2
-    if constexpr (std::is_same_v<F, hwy::bfloat16_t>) {
-      StoreBF16PairNotNaN(v0, v1, dst + i);
-      StoreBF16PairNotNaN(v2, v3, dst + i + 2 * N);
+    if constexpr (kBF16PairStore && std::is_same_v<F, hwy::bfloat16_t>) {
+      // Dequantized values are never NaN (an integer times a finite norm).
+      StoreBF16Pair(df, v0, v1, dst + i);
+      StoreBF16Pair(df, v2, v3, dst + i + 2 * N);
       continue;
     }
-#endif
     StoreF32Streaming<kPlain>(df, v0, dst + i, stream);
     StoreF32Streaming<kPlain>(df, v1, dst + i + N, stream);
     StoreF32Streaming<kPlain>(df, v2, dst + i + 2 * N, stream);
@@ -858,13 +672,16 @@ HWY_INLINE size_t DequantLookup16(const Q* HWY_RESTRICT src, size_t size, int32_
     }
     return order;
   }();
-  const __m512i spread = _mm512_load_si512(kSpread.data());
+  const hn::Full512<uint8_t> d8;
+  const auto spread = hn::Load(d8, kSpread.data());
+  const uint8_t* const in = reinterpret_cast<const uint8_t*>(src);
+  uint8_t* const out = reinterpret_cast<uint8_t*>(dst);
   size_t i = 0;
   for (; i + 64 <= size; i += 64) {
-    const __m512i x = _mm512_permutexvar_epi8(spread, _mm512_loadu_si512(src + i));
-    const __m512i lo = lookLow(x), hi = lookHigh(x);
-    _mm512_storeu_si512(dst + i, _mm512_unpacklo_epi8(lo, hi));
-    _mm512_storeu_si512(dst + i + 32, _mm512_unpackhi_epi8(lo, hi));
+    const auto x = PermuteBytes(d8, hn::LoadU(d8, in + i), spread);
+    const auto lo = lookLow(x), hi = lookHigh(x);
+    hn::StoreU(hn::InterleaveLower(d8, lo, hi), d8, out + 2 * i);
+    hn::StoreU(hn::InterleaveUpper(d8, lo, hi), d8, out + 2 * i + 64);
   }
   return i;
 }
@@ -936,7 +753,7 @@ HWY_INLINE void QuantLinear(const detail::QuantArgs<typename Cfg::Float, typenam
 #endif
     const auto v0 = scale(LoadF32(df, src + i)), v1 = scale(LoadF32(df, src + i + N));
     const auto v2 = scale(LoadF32(df, src + i + 2 * N)), v3 = scale(LoadF32(df, src + i + 3 * N));
-#if SYNETK_QUANT_X86_PACKS
+#if SYNETK_HAS_BLOCK_PACKS
     if constexpr (!kEvenOdd) {
       if (HWY_LIKELY(StoreQ4Rounded(df, v0, v1, v2, v3, zero, dst + i))) continue;
     }
@@ -989,16 +806,16 @@ HWY_INLINE size_t ConcatEqualPairs(const RowRequant& op0, const RowRequant& op1,
     const size_t block = at >> shift, q = at & (2 * n - 1);
     idx[at / 64][at % 64] = static_cast<uint8_t>(q < n ? block * n + q : 64 + block * n + q - n);
   }
-  const __m512i idx0 = _mm512_load_si512(idx[0]), idx1 = _mm512_load_si512(idx[1]);
-  const ByteMapRegs lookA(op0.map), lookB(op1.map);
   const hn::Full512<uint8_t> d8;
+  const auto idx0 = hn::Load(d8, idx[0]), idx1 = hn::Load(d8, idx[1]);
+  const ByteMapRegs lookA(op0.map), lookB(op1.map);
   const size_t per = 64 / n, half = per / 2;  // blocks per step, per output vector
   size_t k = 0;
   for (; k + per <= blocks; k += per) {
-    const __m512i ya = lookA(_mm512_loadu_si512(a + k * n));
-    const __m512i yb = lookB(_mm512_loadu_si512(b + k * n));
-    const hn::Vec512<uint8_t> lo{_mm512_permutex2var_epi8(ya, idx0, yb)};
-    const hn::Vec512<uint8_t> hi{_mm512_permutex2var_epi8(ya, idx1, yb)};
+    const auto ya = lookA(hn::LoadU(d8, a + k * n));
+    const auto yb = lookB(hn::LoadU(d8, b + k * n));
+    const auto lo = PermuteTwoBytes(d8, ya, idx0, yb);
+    const auto hi = PermuteTwoBytes(d8, ya, idx1, yb);
     if (total == 2 * n) {
       hn::StoreU(lo, d8, dst + k * total);
       hn::StoreU(hi, d8, dst + k * total + 64);
@@ -1189,38 +1006,34 @@ HWY_INLINE void InterleaveNhwc(DF df, const detail::ShuffleArgs& a, const RowReq
   }
 }
 
-#if SYNETK_IS_X86_AVX2
-// NHWC in one pass on AVX2, for pixels in whole 32-byte chunks whose inputs
-// both have fixed-point plans: each requantized chunk stays in a register and
-// reaches its output places by one byte shuffle or unpack and one qword
-// permute, pixel by pixel for both inputs (no staging buffer, no run copies,
-// and each output pixel's lines are written while in L1). Returns false where
-// it does not apply.
+#if SYNETK_HAS_BLOCK_PACKS
+// ShuffleNhwcPath::kChunks (ShuffleFitsChunks; the target's vectors are 32
+// bytes, kShuffleCaps.chunks): both inputs requantized by fixed point, each
+// 32-byte chunk in a register, reaching its output places by one byte
+// shuffle or unpack and GatherBlockHalves, pixel by pixel for both inputs (no
+// staging row, no run copies, and each output pixel's lines are written
+// while in L1).
 template <int kType>
-HWY_INLINE bool ShuffleNhwcChunks(const detail::ShuffleArgs& a, const RowRequant& op0,
+HWY_INLINE void ShuffleNhwcChunks(const detail::ShuffleArgs& a, const RowRequant& op0,
                                   const RowRequant& op1) {
   const size_t C0 = a.srcC0, C1 = a.srcC1, S = a.spatial, Ch = (C0 + C1) / 2;
-  if (!op0.plan.fast || !op1.plan.fast) return false;
   const hn::ScalableTag<uint8_t> d8;
+  const hn::Half<decltype(d8)> dh;
+  HWY_DASSERT(hn::Lanes(d8) == 32 && op0.plan.fast && op1.plan.fast);
   const FixedPlan p0 = op0.plan, p1 = op1.plan;
   const uint8_t* const src0 = a.src0;
   const uint8_t* const src1 = a.src1;
   uint8_t* const dst0 = a.dst0;
   uint8_t* const dst1 = a.dst1;
-  const auto store16 = [](uint8_t* p, __m128i v) HWY_ATTR {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
-  };
   if constexpr (kType == 0) {
     // Chunk c of an input pixel: its even bytes go to dst0, its odd ones to
-    // dst1, both at the pixel's offset + c/2.
-    if (C0 % 32 != 0 || C1 % 32 != 0) return false;
-    // Per 128-bit block the even bytes come low, the odd ones high; qwords
-    // (0, 2, 1, 3) then make 16 even bytes, 16 odd bytes.
+    // dst1, both at the pixel's offset + c/2. Per 128-bit block the even
+    // bytes come low, the odd ones high; GatherBlockHalves then makes 16 even
+    // bytes, 16 odd bytes.
     const auto part = [&](const uint8_t* in, const FixedPlan& p, size_t o) HWY_ATTR {
-      const auto y = FixedBlockEvenOdd(hn::LoadU(d8, in), p);
-      const __m256i q = _mm256_permute4x64_epi64(y.raw, 0xD8);
-      store16(dst0 + o, _mm256_castsi256_si128(q));
-      store16(dst1 + o, _mm256_extracti128_si256(q, 1));
+      const auto q = GatherBlockHalves(d8, FixedBlockEvenOdd(hn::LoadU(d8, in), p));
+      hn::StoreU(hn::LowerHalf(dh, q), dh, dst0 + o);
+      hn::StoreU(hn::UpperHalf(dh, q), dh, dst1 + o);
     };
     // Pixels [s0, end) of one input of Cs channels; its part of output pixel s
     // starts at s * Ch + off.
@@ -1248,7 +1061,6 @@ HWY_INLINE bool ShuffleNhwcChunks(const detail::ShuffleArgs& a, const RowRequant
     // Chunk c of both inputs: pairs c .. c+15 and c+16 .. c+31 of
     // Y = interleave(src0, src1), each wholly in dst0 (pairs below C0/2) or dst1.
     const size_t h0 = C0 / 2;
-    if (Ch % 32 != 0 || h0 % 16 != 0) return false;
     const auto at = [&](size_t s, size_t k) HWY_ATTR {
       return k < h0 ? dst0 + s * C0 + 2 * k : dst1 + s * C1 + 2 * (k - h0);
     };
@@ -1256,87 +1068,84 @@ HWY_INLINE bool ShuffleNhwcChunks(const detail::ShuffleArgs& a, const RowRequant
       for (size_t c = 0; c < Ch; c += 32) {
         const auto x = FixedBlockBytes(hn::LoadU(d8, src0 + s * Ch + c), p0);
         const auto y = FixedBlockBytes(hn::LoadU(d8, src1 + s * Ch + c), p1);
-        // Qwords (0, 2, 1, 3): bytes 0-7 and 16-23 in block 0, 8-15 and 24-31 in block 1.
-        const __m256i xp = _mm256_permute4x64_epi64(x.raw, 0xD8);
-        const __m256i yp = _mm256_permute4x64_epi64(y.raw, 0xD8);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(at(s, c)), _mm256_unpacklo_epi8(xp, yp));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(at(s, c + 16)),
-                            _mm256_unpackhi_epi8(xp, yp));
+        // Bytes 0-7 and 16-23 in block 0, 8-15 and 24-31 in block 1.
+        const auto xp = GatherBlockHalves(d8, x), yp = GatherBlockHalves(d8, y);
+        hn::StoreU(hn::InterleaveLower(d8, xp, yp), d8, at(s, c));
+        hn::StoreU(hn::InterleaveUpper(d8, xp, yp), d8, at(s, c + 16));
       }
     }
   }
-  return true;
 }
 #endif
 
 #if SYNETK_HAS_VBMI_PERMUTE
-// NHWC in one pass (VBMI): the requantized bytes stay in registers and a
-// two-source byte permute moves them to their output places, instead of
-// staging rows in a stack buffer and copying C/2-byte runs. Output byte j of
-// a pixel of dst k (0 or 1) comes from input A (src0) or B (src1):
+// The permute paths (ShuffleNhwcPath::kPermute*; both inputs have byte
+// tables): the requantized bytes stay in registers and a two-source byte
+// permute moves them to their output places. Output byte j of a pixel of dst
+// k (0 or 1) comes from input A (src0) or B (src1):
 //   type 0: X[2j + k], X = A ++ B (A has C0 channels);
 //   type 1: Y[j + k*C0], Y[2i] = A[i], Y[2i + 1] = B[i].
-struct ShuffleNhwcShape {
-  size_t inA, inB, out0, out1;  // bytes per pixel
-  size_t C0;
-};
 
-// Pixels of at most 64 bytes in every tensor: groups of P pixels, one
-// (masked) vector per input and output and one permute per output.
+// kPermuteGroups: pixels of at most 64 bytes in every tensor, in groups of
+// P pixels: one (masked) vector per input and output and one permute per
+// output.
 template <int kType>
 HWY_INLINE void ShuffleNhwcGroups(const detail::ShuffleArgs& a, const RowRequant& op0,
-                                  const RowRequant& op1, const ShuffleNhwcShape& sh) {
-  const size_t P = 64 / HWY_MAX(HWY_MAX(sh.inA, sh.inB), HWY_MAX(sh.out0, sh.out1));
+                                  const RowRequant& op1, const detail::ShufflePixels& px) {
+  const hn::Full512<uint8_t> d8;
+  using M = hn::Mask<decltype(d8)>;
+  const size_t P = 64 / detail::ShuffleWidestPixel(px), C0 = a.srcC0;
   HWY_ALIGN uint8_t idx[2][64] = {};
   for (size_t k = 0; k < 2; ++k) {
-    const size_t out = k == 0 ? sh.out0 : sh.out1;
+    const size_t out = k == 0 ? px.out0 : px.out1;
     // Group i, channel j of output position o = i*out + j, counted, not
     // divided: a division per position is a visible share of a short call.
     size_t i = 0, j = 0;
     for (size_t o = 0; o < P * out; ++o) {
-      const size_t x = kType == 0 ? 2 * j + k : j + k * sh.C0;  // position in X or Y
-      const bool fromB = kType == 0 ? x >= sh.C0 : (x & 1) != 0;
-      const size_t ch = kType == 0 ? (fromB ? x - sh.C0 : x) : x / 2;
-      idx[k][o] = static_cast<uint8_t>(fromB ? 64 + i * sh.inB + ch : i * sh.inA + ch);
+      const size_t x = kType == 0 ? 2 * j + k : j + k * C0;  // position in X or Y
+      const bool fromB = kType == 0 ? x >= C0 : (x & 1) != 0;
+      const size_t ch = kType == 0 ? (fromB ? x - C0 : x) : x / 2;
+      idx[k][o] = static_cast<uint8_t>(fromB ? 64 + i * px.inB + ch : i * px.inA + ch);
       if (++j == out) {
         j = 0;
         ++i;
       }
     }
   }
-  const __m512i idx0 = _mm512_load_si512(idx[0]), idx1 = _mm512_load_si512(idx[1]);
+  const auto idx0 = hn::Load(d8, idx[0]), idx1 = hn::Load(d8, idx[1]);
   const ByteMapRegs lookA(op0.map), lookB(op1.map);
   const uint8_t* const srcA = a.src0;
   const uint8_t* const srcB = a.src1;
   uint8_t* const dst0 = a.dst0;
   uint8_t* const dst1 = a.dst1;
   const size_t S = a.spatial;
-  const size_t inA = sh.inA, inB = sh.inB, out0 = sh.out0, out1 = sh.out1;
+  const size_t inA = px.inA, inB = px.inB, out0 = px.out0, out1 = px.out1;
   // By value (tables and indices in registers; see ShuffleNhwcPixels).
-  const auto group = [=](size_t s, __mmask64 kA, __mmask64 kB, __mmask64 k0,
-                         __mmask64 k1) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    const __m512i x = lookA(_mm512_maskz_loadu_epi8(kA, srcA + s * inA));
-    const __m512i y = lookB(_mm512_maskz_loadu_epi8(kB, srcB + s * inB));
-    _mm512_mask_storeu_epi8(dst0 + s * out0, k0, _mm512_permutex2var_epi8(x, idx0, y));
-    _mm512_mask_storeu_epi8(dst1 + s * out1, k1, _mm512_permutex2var_epi8(x, idx1, y));
+  const auto group = [=](size_t s, M kA, M kB, M k0, M k1) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    const auto x = lookA(hn::MaskedLoad(kA, d8, srcA + s * inA));
+    const auto y = lookB(hn::MaskedLoad(kB, d8, srcB + s * inB));
+    hn::BlendedStore(PermuteTwoBytes(d8, x, idx0, y), k0, d8, dst0 + s * out0);
+    hn::BlendedStore(PermuteTwoBytes(d8, x, idx1, y), k1, d8, dst1 + s * out1);
   };
-  const __mmask64 kA = FirstBytes(P * inA), kB = FirstBytes(P * inB);
-  const __mmask64 k0 = FirstBytes(P * out0), k1 = FirstBytes(P * out1);
+  const M kA = hn::FirstN(d8, P * inA), kB = hn::FirstN(d8, P * inB);
+  const M k0 = hn::FirstN(d8, P * out0), k1 = hn::FirstN(d8, P * out1);
   size_t s = 0;
   for (; s + P <= S; s += P) group(s, kA, kB, k0, k1);
   if (s < S) {
     const size_t p = S - s;
-    group(s, FirstBytes(p * inA), FirstBytes(p * inB), FirstBytes(p * out0), FirstBytes(p * out1));
+    group(s, hn::FirstN(d8, p * inA), hn::FirstN(d8, p * inB), hn::FirstN(d8, p * out0),
+          hn::FirstN(d8, p * out1));
   }
 }
 
-// Wider pixels, one at a time. Type 0: each input's part of a pixel
-// separately (its channel count is even), 128 bytes at a time permuted into
-// 64 even and 64 odd bytes. Type 1: channels [0, C0/2) of A and B
-// interleave into dst0, the rest into dst1, 64 of each at a time.
+// kPermutePixels: wider pixels, one at a time. Type 0: each input's part of
+// a pixel separately (its channel count is even), 128 bytes at a time
+// permuted into 64 even and 64 odd bytes. Type 1: channels [0, C0/2) of A
+// and B interleave into dst0, the rest into dst1, 64 of each at a time.
 template <int kType>
 HWY_INLINE void ShuffleNhwcPixels(const detail::ShuffleArgs& a, const RowRequant& op0,
-                                  const RowRequant& op1, const ShuffleNhwcShape& sh) {
+                                  const RowRequant& op1, const detail::ShufflePixels& px) {
+  const hn::Full512<uint8_t> d8;
   HWY_ALIGN uint8_t idx[2][64];
   for (size_t t = 0; t < 64; ++t) {
     // type 0: even and odd bytes of two vectors; type 1: lane t/2 of A (even
@@ -1344,7 +1153,7 @@ HWY_INLINE void ShuffleNhwcPixels(const detail::ShuffleArgs& a, const RowRequant
     idx[0][t] = static_cast<uint8_t>(kType == 0 ? 2 * t : (t & 1) * 64 + t / 2);
     idx[1][t] = static_cast<uint8_t>(kType == 0 ? 2 * t + 1 : (t & 1) * 64 + 32 + t / 2);
   }
-  const __m512i idx0 = _mm512_load_si512(idx[0]), idx1 = _mm512_load_si512(idx[1]);
+  const auto idx0 = hn::Load(d8, idx[0]), idx1 = hn::Load(d8, idx[1]);
   const ByteMapRegs lookA(op0.map), lookB(op1.map);
   // The lambdas take the tables and indices by value and are forced
   // inline: through references, and called once per pixel, type 1 reloads
@@ -1355,18 +1164,18 @@ HWY_INLINE void ShuffleNhwcPixels(const detail::ShuffleArgs& a, const RowRequant
                          uint8_t* d1) HWY_ATTR SYNETK_LAMBDA_INLINE {
     size_t c = 0;
     for (; c + 128 <= n; c += 128) {
-      const __m512i u = look(_mm512_loadu_si512(in + c));
-      const __m512i v = look(_mm512_loadu_si512(in + c + 64));
-      _mm512_storeu_si512(d0 + c / 2, _mm512_permutex2var_epi8(u, idx0, v));
-      _mm512_storeu_si512(d1 + c / 2, _mm512_permutex2var_epi8(u, idx1, v));
+      const auto u = look(hn::LoadU(d8, in + c));
+      const auto v = look(hn::LoadU(d8, in + c + 64));
+      hn::StoreU(PermuteTwoBytes(d8, u, idx0, v), d8, d0 + c / 2);
+      hn::StoreU(PermuteTwoBytes(d8, u, idx1, v), d8, d1 + c / 2);
     }
     if (c < n) {
       const size_t m = n - c;
-      const __m512i u = look(_mm512_maskz_loadu_epi8(FirstBytes(m), in + c));
-      const __m512i v = m > 64 ? look(_mm512_maskz_loadu_epi8(FirstBytes(m - 64), in + c + 64))
-                               : _mm512_setzero_si512();
-      _mm512_mask_storeu_epi8(d0 + c / 2, FirstBytes(m / 2), _mm512_permutex2var_epi8(u, idx0, v));
-      _mm512_mask_storeu_epi8(d1 + c / 2, FirstBytes(m / 2), _mm512_permutex2var_epi8(u, idx1, v));
+      const auto u = look(hn::MaskedLoad(hn::FirstN(d8, m), d8, in + c));
+      const auto v = m > 64 ? look(hn::MaskedLoad(hn::FirstN(d8, m - 64), d8, in + c + 64))
+                            : hn::Zero(d8);
+      hn::BlendedStore(PermuteTwoBytes(d8, u, idx0, v), hn::FirstN(d8, m / 2), d8, d0 + c / 2);
+      hn::BlendedStore(PermuteTwoBytes(d8, u, idx1, v), hn::FirstN(d8, m / 2), d8, d1 + c / 2);
     }
   };
   // d[2i] = A[i], d[2i + 1] = B[i], i < n.
@@ -1374,54 +1183,75 @@ HWY_INLINE void ShuffleNhwcPixels(const detail::ShuffleArgs& a, const RowRequant
                               uint8_t* d) HWY_ATTR SYNETK_LAMBDA_INLINE {
     size_t c = 0;
     for (; c + 64 <= n; c += 64) {
-      const __m512i u = lookA(_mm512_loadu_si512(A + c));
-      const __m512i v = lookB(_mm512_loadu_si512(B + c));
-      _mm512_storeu_si512(d + 2 * c, _mm512_permutex2var_epi8(u, idx0, v));
-      _mm512_storeu_si512(d + 2 * c + 64, _mm512_permutex2var_epi8(u, idx1, v));
+      const auto u = lookA(hn::LoadU(d8, A + c));
+      const auto v = lookB(hn::LoadU(d8, B + c));
+      hn::StoreU(PermuteTwoBytes(d8, u, idx0, v), d8, d + 2 * c);
+      hn::StoreU(PermuteTwoBytes(d8, u, idx1, v), d8, d + 2 * c + 64);
     }
     if (c < n) {
       const size_t m = n - c;
-      const __m512i u = lookA(_mm512_maskz_loadu_epi8(FirstBytes(m), A + c));
-      const __m512i v = lookB(_mm512_maskz_loadu_epi8(FirstBytes(m), B + c));
-      _mm512_mask_storeu_epi8(d + 2 * c, FirstBytes(2 * m), _mm512_permutex2var_epi8(u, idx0, v));
+      const auto u = lookA(hn::MaskedLoad(hn::FirstN(d8, m), d8, A + c));
+      const auto v = lookB(hn::MaskedLoad(hn::FirstN(d8, m), d8, B + c));
+      hn::BlendedStore(PermuteTwoBytes(d8, u, idx0, v), hn::FirstN(d8, 2 * m), d8, d + 2 * c);
       if (m > 32) {
-        _mm512_mask_storeu_epi8(d + 2 * c + 64, FirstBytes(2 * m - 64),
-                                _mm512_permutex2var_epi8(u, idx1, v));
+        hn::BlendedStore(PermuteTwoBytes(d8, u, idx1, v), hn::FirstN(d8, 2 * m - 64), d8,
+                         d + 2 * c + 64);
       }
     }
   };
-  const size_t C0 = sh.C0, h0 = C0 / 2, S = a.spatial;
+  const size_t h0 = a.srcC0 / 2, S = a.spatial;
   for (size_t s = 0; s < S; ++s) {
-    const uint8_t* const A = a.src0 + s * sh.inA;
-    const uint8_t* const B = a.src1 + s * sh.inB;
-    uint8_t* const d0 = a.dst0 + s * sh.out0;
-    uint8_t* const d1 = a.dst1 + s * sh.out1;
+    const uint8_t* const A = a.src0 + s * px.inA;
+    const uint8_t* const B = a.src1 + s * px.inB;
+    uint8_t* const d0 = a.dst0 + s * px.out0;
+    uint8_t* const d1 = a.dst1 + s * px.out1;
     if constexpr (kType == 0) {
-      split(lookA, A, sh.inA, d0, d1);
-      split(lookB, B, sh.inB, d0 + h0, d1 + h0);
+      split(lookA, A, px.inA, d0, d1);
+      split(lookB, B, px.inB, d0 + h0, d1 + h0);
     } else {
       interleave(A, B, h0, d0);
-      interleave(A + h0, B + h0, sh.inA - h0, d1);
+      interleave(A + h0, B + h0, px.inA - h0, d1);
     }
   }
 }
-
-// Whether the one-pass NHWC path ran (it needs both inputs' byte tables).
-template <int kType>
-HWY_INLINE bool ShuffleNhwcOnePass(const detail::ShuffleArgs& a, const RowRequant& op0,
-                                   const RowRequant& op1) {
-  if (!op0.table || !op1.table) return false;
-  const size_t C0 = a.srcC0, C1 = a.srcC1, Ch = (C0 + C1) / 2;
-  const ShuffleNhwcShape sh = kType == 0 ? ShuffleNhwcShape{C0, C1, Ch, Ch, C0}
-                                         : ShuffleNhwcShape{Ch, Ch, C0, C1, C0};
-  if (HWY_MAX(HWY_MAX(sh.inA, sh.inB), HWY_MAX(sh.out0, sh.out1)) <= 64) {
-    ShuffleNhwcGroups<kType>(a, op0, op1, sh);
-  } else {
-    ShuffleNhwcPixels<kType>(a, op0, op1, sh);
-  }
-  return true;
-}
 #endif
+
+// What this target offers PlanShuffleNhwc.
+inline constexpr detail::ShuffleCaps kShuffleCaps{SYNETK_HAS_VBMI_PERMUTE != 0,
+                                                  SYNETK_IS_X86_AVX2 != 0};
+
+// An NHWC shuffle (a: the part, pointers shifted) by the path
+// PlanShuffleNhwc picks.
+template <int kType, class DF>
+HWY_INLINE void ShuffleNhwc(DF df, const detail::ShuffleArgs& a, const RowRequant& op0,
+                            const RowRequant& op1) {
+  using detail::ShuffleNhwcPath;
+  const size_t C0 = a.srcC0, C1 = a.srcC1;
+  const detail::ShuffleRequants requants{op0.table && op1.table, op0.plan.fast && op1.plan.fast};
+  switch (detail::PlanShuffleNhwc(kType, C0, C1, requants, kShuffleCaps)) {
+    case ShuffleNhwcPath::kPermuteGroups:
+#if SYNETK_HAS_VBMI_PERMUTE
+      return ShuffleNhwcGroups<kType>(a, op0, op1, detail::ShufflePixelsOf(kType, C0, C1));
+#endif
+    case ShuffleNhwcPath::kPermutePixels:
+#if SYNETK_HAS_VBMI_PERMUTE
+      return ShuffleNhwcPixels<kType>(a, op0, op1, detail::ShufflePixelsOf(kType, C0, C1));
+#endif
+    case ShuffleNhwcPath::kChunks:
+#if SYNETK_HAS_BLOCK_PACKS
+      if constexpr (kShuffleCaps.chunks) return ShuffleNhwcChunks<kType>(a, op0, op1);
+#endif
+      [[fallthrough]];
+    case ShuffleNhwcPath::kRows:
+      break;
+  }
+  if constexpr (kType == 0) {
+    SplitNhwc(df, a.src0, C0, a.spatial, op0, a.dst0, a.dst1, (C0 + C1) / 2, 0);
+    SplitNhwc(df, a.src1, C1, a.spatial, op1, a.dst0, a.dst1, (C0 + C1) / 2, C0 / 2);
+  } else {
+    InterleaveNhwc(df, a, op0, op1);
+  }
+}
 
 template <class Cfg>
 void ShuffleKernel(const detail::ShuffleArgs& whole) {
@@ -1468,17 +1298,7 @@ void ShuffleKernel(const detail::ShuffleArgs& whole) {
       RequantRowPairs(df, op0, s0 + h0 * S, d1, op1, s1 + h0 * S, d1 + S, S, len, h1, 2 * S);
     }
   } else {
-#if SYNETK_HAS_VBMI_PERMUTE
-    if (ShuffleNhwcOnePass<Cfg::type>(a, op0, op1)) return;
-#elif SYNETK_IS_X86_AVX2
-    if (ShuffleNhwcChunks<Cfg::type>(a, op0, op1)) return;
-#endif
-    if constexpr (Cfg::type == 0) {
-      SplitNhwc(df, a.src0, C0, len, op0, a.dst0, a.dst1, Ch, 0);
-      SplitNhwc(df, a.src1, C1, len, op1, a.dst0, a.dst1, Ch, C0 / 2);
-    } else {
-      InterleaveNhwc(df, a, op0, op1);
-    }
+    ShuffleNhwc<Cfg::type>(df, a, op0, op1);
   }
 }
 

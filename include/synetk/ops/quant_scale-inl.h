@@ -307,11 +307,7 @@ struct FixedChannel {
 // AVX-512) rather than take MulHigh by P = 2^(16 - s) (the same bits): the
 // variable shift costs about what the shared immediate shift does, the
 // second multiply more. bench: BM_QuantScale<true>/C:256/HW:784/nhwc:1.
-#if SYNETK_HAS_AVX512
-constexpr bool kScaleLaneCounts = true;
-#else
-constexpr bool kScaleLaneCounts = false;
-#endif
+constexpr bool kScaleLaneCounts = kFastLaneShifts16;
 
 // xc: the centred input, (x - 128) << 8; constants of k at offset i; the
 // shift by `shift`, or per lane (kLaneShift) by k's P: the multiplier
@@ -333,7 +329,7 @@ HWY_INLINE hn::Vec<D16> FixedLanes(D16 d16, hn::Vec<D16> xc, const Params& k, si
 // vectors (low half's lanes first). x86 widens within 128-bit blocks (see
 // CenteredBlockLanes): the low vector holds bytes 0-7 of every block.
 HWY_INLINE size_t FixedLaneChannel(size_t lane, size_t N16) {
-#if SYNETK_QUANT_X86_PACKS
+#if SYNETK_HAS_BLOCK_PACKS
   const size_t half = lane / N16, i = lane % N16;
   return i / 8 * 16 + i % 8 + 8 * half;
 #else
@@ -358,7 +354,7 @@ HWY_INLINE void FixedLaneConstants(const ScaleFixedPlans& p, size_t c0, size_t n
 // for ScaleFixedPlans::laneLayout: int16 lanes per vector, and whether the
 // lanes follow x86's per-block packs.
 HWY_INLINE int FixedLaneLayout() {
-  return static_cast<int>(2 * hn::Lanes(hn::ScalableTag<int16_t>()) + SYNETK_QUANT_X86_PACKS);
+  return static_cast<int>(2 * hn::Lanes(hn::ScalableTag<int16_t>()) + SYNETK_HAS_BLOCK_PACKS);
 }
 
 // ScaleNhwcFixed's constants for the whole chunks [0, Cf) of plans p: M, B
@@ -400,7 +396,7 @@ HWY_INLINE hn::Vec<D8> FixedExceptions(D8 d8, hn::Vec<D8> x, hn::Vec<D8> y, cons
   return y;
 }
 
-#if SYNETK_QUANT_X86_PACKS
+#if SYNETK_HAS_BLOCK_PACKS
 // The bytes of a chunk's vector x, constants at offset i.
 template <int kExceptions, bool kLaneShift, class Params>
 HWY_INLINE BytesVec FixedScaleBytes(BytesVec x, const Params& k, size_t i, int shift) {
@@ -411,16 +407,12 @@ HWY_INLINE BytesVec FixedScaleBytes(BytesVec x, const Params& k, size_t i, int s
   CenteredBlockLanes(x, xlo, xhi);
   const auto lo = FixedLanes<kLaneShift>(d16, xlo, k, i, shift);
   const auto hi = FixedLanes<kLaneShift>(d16, xhi, k, i + hn::Lanes(d16), shift);
-#if SYNETK_HAS_AVX512
   if constexpr (kExceptions == 1) {
-    // The exception's byte as the merge source of a masked pack: the
-    // compare and the pack without a byte blend after them. bench:
-    // BM_QuantScale<true>/C:256/HW:784/nhwc:1.
-    const __mmask64 keep = _mm512_cmpneq_epi8_mask(x.raw, k.E0X(d8, i).raw);
-    return BytesVec{_mm512_mask_packus_epi16(k.E0Y(d8, i).raw, keep, lo.raw, hi.raw)};
+    // One exception: PackBlocksU8Except (on AVX-512 a masked pack, without
+    // a byte blend after it). bench: BM_QuantScale<true>/C:256/HW:784/nhwc:1.
+    return PackBlocksU8Except(d16, lo, hi, x, k.E0X(d8, i), k.E0Y(d8, i));
   }
-#endif
-  return FixedExceptions<kExceptions>(d8, x, PackBlocksU8(lo, hi), k, i);
+  return FixedExceptions<kExceptions>(d8, x, PackBlocksU8(d16, lo, hi), k, i);
 }
 
 // FixedScaleChunk for the chunk of `pixels` >= 8 pixels C bytes apart, each
@@ -466,7 +458,7 @@ HWY_INLINE void FixedScalePixelsAhead(const uint8_t* s, uint8_t* d, size_t C, si
 template <int kExceptions, bool kLaneShift, class Params>
 HWY_INLINE void FixedScaleChunk(const uint8_t* s, uint8_t* d, const Params& k, size_t i,
                                 int shift) {
-#if SYNETK_QUANT_X86_PACKS
+#if SYNETK_HAS_BLOCK_PACKS
   const hn::ScalableTag<uint8_t> d8;
   hn::StoreU(FixedScaleBytes<kExceptions, kLaneShift>(hn::LoadU(d8, s), k, i, shift), d8, d);
 #else
@@ -489,9 +481,9 @@ template <class D16>
 HWY_INLINE hn::Vec<hn::Repartition<uint8_t, D16>> FixedChunkBytes(D16 d16, hn::Vec<D16> lo,
                                                                   hn::Vec<D16> hi) {
   (void)d16;
-#if SYNETK_QUANT_X86_PACKS
-  return PackBlocksU8(lo, hi);
-#elif HWY_TARGET == HWY_SCALAR  // never plans (ScaleFixed), and has no Combine
+#if SYNETK_HAS_BLOCK_PACKS
+  return PackBlocksU8(d16, lo, hi);
+#elif !SYNETK_HAS_MULTI_LANE  // never plans (ScaleFixed), and has no Combine
   (void)hi;
   return hn::DemoteTo(hn::Rebind<uint8_t, D16>(), lo);
 #else
@@ -858,7 +850,7 @@ HWY_NOINLINE void ScaleNhwcFixed(const detail::ScaleArgs& a, const ScaleParams& 
       const auto pixelsOf = [=](auto exceptions, auto laneShift) HWY_ATTR {
         constexpr int kExceptions = decltype(exceptions)::value;
         constexpr bool kLaneShift = decltype(laneShift)::value;
-#if SYNETK_QUANT_X86_PACKS
+#if SYNETK_HAS_BLOCK_PACKS
         if (ahead && g >= 8) {
           FixedScalePixelsAhead<kExceptions, kLaneShift>(s + c, d + c, C, g, arr, c, shift);
           return;

@@ -1,0 +1,413 @@
+// Copyright synetk authors. SPDX-License-Identifier: MIT
+// The quantization kernels' primitives: narrowing (int32 and int16 lanes to
+// bytes, fp32 to int32 and to bf16), int16 shifts by a run-time count, and
+// byte permutes.
+// Each operation has a generic body in Highway ops (the ...Generic
+// functions, compiled for every target) and, where an x86 target does it in
+// fewer instructions, a per-target body that gives the same result;
+// tests/primitives_test.cc checks the two against each other on every
+// target. Kernels call these and Highway ops only. Re-included once per
+// Highway target.
+
+#if defined(SYNETK_DETAIL_QUANT_OPS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SYNETK_DETAIL_QUANT_OPS_INL_H_
+#undef SYNETK_DETAIL_QUANT_OPS_INL_H_
+#else
+#define SYNETK_DETAIL_QUANT_OPS_INL_H_
+#endif
+
+#include <array>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include <hwy/highway.h>
+
+#include "synetk/detail/abi.h"
+#include "synetk/detail/elements-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+SYNETK_NAMESPACE_BEGIN
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// ---- Capabilities -----------------------------------------------------------
+// SYNETK_HAS_BLOCK_PACKS (target_caps.h): StoreQ4 narrows four vectors with
+// the x86 packs, and the fixed-point requantization paths, built around
+// PackBlocksU8's block order, run where they are.
+inline constexpr bool kHasBlockPacks = SYNETK_HAS_BLOCK_PACKS;
+
+// int16 lanes shift by a count per lane (vpsravw, AVX-512) as fast as by an
+// immediate, and faster than by a shared run-time count (vpsraw with an xmm
+// count costs about an extra vector operation).
+inline constexpr bool kFastLaneShifts16 = SYNETK_HAS_AVX512;
+
+// AVX2's one signed pack and qword permute narrow two vectors of fp32 to 16
+// bf16 in order (StoreBF16Pair); elsewhere each vector narrows on its own.
+inline constexpr bool kBF16PairStore = SYNETK_IS_X86_AVX2;
+
+// ---- StoreQ: one vector of int32 in Q's range -> Lanes(di) elements -----------
+// uint8: U8FromU32 only gathers the low bytes (cheaper than the saturating
+// DemoteTo on x86); int8: DemoteTo.
+template <typename Q, class DI>
+HWY_INLINE void StoreQ(DI di, hn::Vec<DI> r, Q* HWY_RESTRICT p) {
+  const hn::Rebind<Q, DI> dq;
+  (void)di;
+  if constexpr (ElementTraits<Q>::kEncoding == Encoding::kUint8) {
+    const hn::RebindToUnsigned<DI> du;
+    hn::StoreU(hn::U8FromU32(hn::BitCast(du, r)), dq, reinterpret_cast<uint8_t*>(p));
+  } else {
+    hn::StoreU(hn::DemoteTo(dq, r), dq, p);
+  }
+}
+
+// ---- StoreQ4: four vectors of int32 -> 4*Lanes(di) elements of Q at p --------
+// Values are in Q's range, or with kAdd16 any int32 that gets `add16` added
+// as the x86 packs do: saturated to int16, add16 added in saturating 16-bit
+// lanes, then saturated to Q. With kEvenOdd, r0 and r1 hold the even and odd
+// elements of the first 2*Lanes(di), r2 and r3 those of the next 2*Lanes(di).
+// With kCheck it stores nothing and returns false where a value is at or
+// below -32768 (it would saturate to -32768 in the 32->16 packs); otherwise
+// it returns true.
+template <typename Q, bool kAdd16, bool kEvenOdd, bool kCheck, class DI>
+HWY_INLINE bool StoreQ4Generic(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2,
+                               hn::Vec<DI> r3, Q* HWY_RESTRICT p, int16_t add16) {
+  (void)add16;
+  const size_t N = hn::Lanes(di);
+  if constexpr (kEvenOdd) {  // put the elements in order first
+    HWY_ALIGN int32_t in[4 * kMaxLanes<int32_t>], out[4 * kMaxLanes<int32_t>];
+    hn::Store(r0, di, in);
+    hn::Store(r1, di, in + N);
+    hn::Store(r2, di, in + 2 * N);
+    hn::Store(r3, di, in + 3 * N);
+    for (size_t h = 0; h < 4 * N; h += 2 * N) {
+      for (size_t j = 0; j < N; ++j) {
+        out[h + 2 * j] = in[h + j];
+        out[h + 2 * j + 1] = in[h + N + j];
+      }
+    }
+    r0 = hn::Load(di, out);
+    r1 = hn::Load(di, out + N);
+    r2 = hn::Load(di, out + 2 * N);
+    r3 = hn::Load(di, out + 3 * N);
+  }
+  if constexpr (kCheck) {
+    const auto low = hn::Min(hn::Min(r0, r1), hn::Min(r2, r3));
+    if (!hn::AllFalse(di, hn::Lt(low, hn::Set(di, INT16_MIN + 1)))) return false;
+  }
+  if constexpr (kAdd16) {
+    const auto add = [&](hn::Vec<DI> r) HWY_ATTR {
+      r = hn::Min(hn::Max(r, hn::Set(di, -32768)), hn::Set(di, 32767));
+      r = hn::Add(r, hn::Set(di, add16));  // (Q's range lies inside int16's)
+      r = hn::Max(r, hn::Set(di, static_cast<int32_t>(std::numeric_limits<Q>::min())));
+      return hn::Min(r, hn::Set(di, static_cast<int32_t>(std::numeric_limits<Q>::max())));
+    };
+    r0 = add(r0), r1 = add(r1), r2 = add(r2), r3 = add(r3);
+  }
+  StoreQ(di, r0, p);
+  StoreQ(di, r1, p + N);
+  StoreQ(di, r2, p + 2 * N);
+  StoreQ(di, r3, p + 3 * N);
+  return true;
+}
+
+#if SYNETK_HAS_BLOCK_PACKS
+// Whether a 16-bit lane of the packs' results ab and cd (raw registers of
+// DI's width) is -32768: StoreQ4's kCheck.
+template <class DI, class Raw>
+HWY_INLINE bool PacksHaveInt16Min(DI /*di*/, Raw ab, Raw cd) {
+  const hn::Repartition<int16_t, DI> d16;
+  using V16 = hn::Vec<decltype(d16)>;
+  const V16 low = hn::Min(V16{ab}, V16{cd});
+  return !hn::AllFalse(d16, hn::Eq(low, hn::Set(d16, INT16_MIN)));
+}
+#endif
+
+// x86 with full vectors: two 32->16 packs, one 16->8 pack (and on AVX2 and
+// AVX-512 one dword or byte permute) replace four narrowings (two shuffles
+// each) and four partial stores. Elsewhere, and for partial vectors, the
+// generic body.
+template <typename Q, bool kAdd16 = false, bool kEvenOdd = false, bool kCheck = false, class DI>
+HWY_INLINE bool StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, hn::Vec<DI> r3,
+                        Q* HWY_RESTRICT p, int16_t add16 = 0) {
+  [[maybe_unused]] constexpr bool kU8 = ElementTraits<Q>::kEncoding == Encoding::kUint8;
+#if SYNETK_HAS_BLOCK_PACKS && SYNETK_HAS_AVX512
+  // Full 512-bit vectors (kEvenOdd: with vpermb).
+  if constexpr (sizeof(hn::Vec<DI>) == 64 && (!kEvenOdd || SYNETK_HAS_VBMI_PERMUTE)) {
+    __m512i ab = _mm512_packs_epi32(r0.raw, r1.raw);  // per 128-bit block
+    __m512i cd = _mm512_packs_epi32(r2.raw, r3.raw);
+    if (kCheck && PacksHaveInt16Min(di, ab, cd)) return false;
+    if constexpr (kAdd16) {
+      ab = _mm512_adds_epi16(ab, _mm512_set1_epi16(add16));
+      cd = _mm512_adds_epi16(cd, _mm512_set1_epi16(add16));
+    }
+    const __m512i bytes = kU8 ? _mm512_packus_epi16(ab, cd) : _mm512_packs_epi16(ab, cd);
+#if SYNETK_HAS_VBMI_PERMUTE
+    if constexpr (kEvenOdd) {
+      // Block k holds bytes (r0, r1, r2, r3)[4k..4k+3]; element m < 32 is
+      // r0[m/2] (even m) or r1[m/2], element 32 + m likewise in r2 or r3.
+      alignas(64) static constexpr std::array<uint8_t, 64> kOrder = [] {
+        std::array<uint8_t, 64> order{};
+        for (size_t m = 0; m < 64; ++m) {
+          const size_t half = m / 32, j = m % 32 / 2;  // r0/r1 or r2/r3, and the lane
+          order[m] = static_cast<uint8_t>(16 * (j / 4) + 8 * half + 4 * (m % 2) + j % 4);
+        }
+        return order;
+      }();
+      _mm512_storeu_si512(p, _mm512_permutexvar_epi8(_mm512_load_si512(kOrder.data()), bytes));
+      return true;
+    }
+#endif
+    // Block k holds dwords (r0, r1, r2, r3)[4k..4k+3]: gather them in order.
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    _mm512_storeu_si512(p, _mm512_permutexvar_epi32(order, bytes));
+    return true;
+  }
+#elif SYNETK_HAS_BLOCK_PACKS && SYNETK_IS_X86_AVX2
+  if constexpr (sizeof(hn::Vec<DI>) == 32 && !kEvenOdd) {
+    __m256i ab = _mm256_packs_epi32(r0.raw, r1.raw);  // per 128-bit block
+    __m256i cd = _mm256_packs_epi32(r2.raw, r3.raw);
+    if (kCheck && PacksHaveInt16Min(di, ab, cd)) return false;
+    if constexpr (kAdd16) {
+      ab = _mm256_adds_epi16(ab, _mm256_set1_epi16(add16));
+      cd = _mm256_adds_epi16(cd, _mm256_set1_epi16(add16));
+    }
+    const __m256i bytes = kU8 ? _mm256_packus_epi16(ab, cd) : _mm256_packs_epi16(ab, cd);
+    // Block k holds dwords (r0, r1, r2, r3)[4k..4k+3].
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_permutevar8x32_epi32(bytes, order));
+    return true;
+  }
+#elif SYNETK_HAS_BLOCK_PACKS
+  if constexpr (sizeof(hn::Vec<DI>) == 16 && hn::MaxLanes(DI()) == 4 && !kEvenOdd) {
+    __m128i ab = _mm_packs_epi32(r0.raw, r1.raw);  // one block: in order
+    __m128i cd = _mm_packs_epi32(r2.raw, r3.raw);
+    if (kCheck && PacksHaveInt16Min(di, ab, cd)) return false;
+    if constexpr (kAdd16) {
+      ab = _mm_adds_epi16(ab, _mm_set1_epi16(add16));
+      cd = _mm_adds_epi16(cd, _mm_set1_epi16(add16));
+    }
+    const __m128i bytes = kU8 ? _mm_packus_epi16(ab, cd) : _mm_packs_epi16(ab, cd);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), bytes);
+    return true;
+  }
+#endif
+  return StoreQ4Generic<Q, kAdd16, kEvenOdd, kCheck>(di, r0, r1, r2, r3, p, add16);
+}
+
+// ---- NearestOrMin: fp32 -> int32 as x86's conversion instruction -------------
+// To nearest even; INT_MIN for NaN and |v| >= 2^31. (Highway's NearestInt
+// turns positive overflow and NaN into INT_MAX, which hides the NaN.) The
+// generic body rounds |v| < 2^23 by adding and subtracting 2^23 (exact in
+// fp32 to nearest even); larger values are integers already.
+template <class DF>
+HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> NearestOrMinGeneric(DF df, hn::Vec<DF> v) {
+  const hn::RebindToSigned<DF> di;
+  const auto a = hn::Abs(v);
+  const auto out = hn::Not(hn::Lt(a, hn::Set(df, 2147483648.0f)));  // NaN too
+  const auto two23 = hn::Set(df, 8388608.0f);
+  const auto rounded = hn::CopySignToAbs(hn::Sub(hn::Add(a, two23), two23), v);
+  const auto r = hn::IfThenZeroElse(out, hn::IfThenElse(hn::Lt(a, two23), rounded, v));
+  return hn::IfThenElse(hn::RebindMask(di, out), hn::Set(di, INT32_MIN), hn::ConvertTo(di, r));
+}
+
+template <class DF>
+HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> NearestOrMin(DF df, hn::Vec<DF> v) {
+#if SYNETK_HAS_BLOCK_PACKS
+  using VI = hn::Vec<hn::RebindToSigned<DF>>;
+  if constexpr (sizeof(v) == 16) return VI{_mm_cvtps_epi32(v.raw)};
+#if SYNETK_HAS_AVX2
+  if constexpr (sizeof(v) == 32) return VI{_mm256_cvtps_epi32(v.raw)};
+#endif
+#if SYNETK_HAS_AVX512
+  if constexpr (sizeof(v) == 64) return VI{_mm512_cvtps_epi32(v.raw)};
+#endif
+#endif
+  return NearestOrMinGeneric(df, v);
+}
+
+// ---- PackBlocksU8: two int16 vectors -> bytes, unsigned saturation ----------
+// Per 128-bit block: the low vector's 8 lanes, then the high vector's (x86's
+// packuswb order). For vectors of whole 128-bit blocks.
+template <class D16>
+HWY_INLINE hn::Vec<hn::Repartition<uint8_t, D16>> PackBlocksU8Generic(D16 d16, hn::Vec<D16> lo,
+                                                                      hn::Vec<D16> hi) {
+  const hn::Repartition<uint8_t, D16> d8;
+  static_assert(hn::MaxLanes(D16()) >= 8, "whole 128-bit blocks");
+  const size_t N = hn::Lanes(d16);
+  HWY_ALIGN int16_t in[2 * kMaxLanes<int16_t>];
+  HWY_ALIGN uint8_t out[kMaxLanes<uint8_t>];
+  hn::Store(lo, d16, in);
+  hn::Store(hi, d16, in + N);
+  for (size_t b = 0; b < N; b += 8) {
+    for (size_t j = 0; j < 16; ++j) {
+      const int16_t x = in[(j < 8 ? 0 : N) + b + j % 8];
+      out[2 * b + j] = static_cast<uint8_t>(x < 0 ? 0 : x > 255 ? 255 : x);
+    }
+  }
+  return hn::Load(d8, out);
+}
+
+template <class D16>
+HWY_INLINE hn::Vec<hn::Repartition<uint8_t, D16>> PackBlocksU8(D16 d16, hn::Vec<D16> lo,
+                                                               hn::Vec<D16> hi) {
+#if SYNETK_HAS_BLOCK_PACKS
+  using V8 = hn::Vec<hn::Repartition<uint8_t, D16>>;
+  if constexpr (sizeof(lo) == 16) return V8{_mm_packus_epi16(lo.raw, hi.raw)};
+#if SYNETK_HAS_AVX2
+  if constexpr (sizeof(lo) == 32) return V8{_mm256_packus_epi16(lo.raw, hi.raw)};
+#endif
+#if SYNETK_HAS_AVX512
+  if constexpr (sizeof(lo) == 64) return V8{_mm512_packus_epi16(lo.raw, hi.raw)};
+#endif
+#endif
+  return PackBlocksU8Generic(d16, lo, hi);
+}
+
+// PackBlocksU8(lo, hi), except that bytes where x equals ex become ey.
+// AVX-512: ey as the merge source of a masked pack, the compare and the pack
+// without a byte blend after them.
+template <class D16, class V8 = hn::Vec<hn::Repartition<uint8_t, D16>>>
+HWY_INLINE V8 PackBlocksU8ExceptGeneric(D16 d16, hn::Vec<D16> lo, hn::Vec<D16> hi, V8 x, V8 ex,
+                                        V8 ey) {
+  return hn::IfThenElse(hn::Eq(x, ex), ey, PackBlocksU8(d16, lo, hi));
+}
+
+template <class D16, class V8 = hn::Vec<hn::Repartition<uint8_t, D16>>>
+HWY_INLINE V8 PackBlocksU8Except(D16 d16, hn::Vec<D16> lo, hn::Vec<D16> hi, V8 x, V8 ex, V8 ey) {
+#if SYNETK_HAS_AVX512
+  if constexpr (sizeof(lo) == 64) {
+    const __mmask64 keep = _mm512_cmpneq_epi8_mask(x.raw, ex.raw);
+    return V8{_mm512_mask_packus_epi16(ey.raw, keep, lo.raw, hi.raw)};
+  }
+#endif
+  return PackBlocksU8ExceptGeneric(d16, lo, hi, x, ex, ey);
+}
+
+// ---- ShiftRightBy: v >> s (arithmetic) in every int16 lane, s at run time -----
+// AVX-512 (kFastLaneShifts16) shifts each lane by its own count from a
+// broadcast s; the other targets take the immediate form for s = 7, the
+// shift of every QuantizedScale channel whose |slope| is below 1. bench:
+// BM_QuantScaleContext<true>/C:64/HW:3136/nhwc:1.
+template <class D16>
+HWY_INLINE hn::Vec<D16> ShiftRightByGeneric(D16 /*d16*/, hn::Vec<D16> v, int s) {
+  return hn::ShiftRightSame(v, s);
+}
+
+template <class D16>
+HWY_INLINE hn::Vec<D16> ShiftRightBy(D16 d16, hn::Vec<D16> v, int s) {
+  if constexpr (kFastLaneShifts16) {
+    return hn::Shr(v, hn::Set(d16, static_cast<hn::TFromD<D16>>(s)));
+  } else {
+    if (s == 7) return hn::ShiftRight<7>(v);
+    return ShiftRightByGeneric(d16, v, s);
+  }
+}
+
+// ---- StoreBF16Pair: two fp32 vectors, never NaN -> 2*Lanes(df) bf16 at p -------
+// Round to nearest even. AVX2: the rounded bits shifted right arithmetically
+// are the bf16 patterns as int16 values, which one signed pack narrows
+// exactly and one qword permute puts in order: half the shuffles of two
+// separate narrowing stores.
+template <class DF>
+HWY_INLINE void StoreBF16PairGeneric(DF df, hn::Vec<DF> v0, hn::Vec<DF> v1,
+                                     hwy::bfloat16_t* HWY_RESTRICT p) {
+  const hn::RebindToUnsigned<DF> du32;
+  const hn::RebindToSigned<DF> di32;
+  const hn::Rebind<uint16_t, DF> d16;
+  const auto bits = [&](hn::Vec<DF> v) HWY_ATTR {
+    return hn::BitCast(di32, hn::ShiftRight<16>(BF16RoundedBits(du32, hn::BitCast(du32, v))));
+  };
+  uint16_t* const out = reinterpret_cast<uint16_t*>(p);
+  hn::StoreU(hn::DemoteTo(d16, bits(v0)), d16, out);
+  hn::StoreU(hn::DemoteTo(d16, bits(v1)), d16, out + hn::Lanes(df));
+}
+
+template <class DF>
+HWY_INLINE void StoreBF16Pair(DF df, hn::Vec<DF> v0, hn::Vec<DF> v1,
+                              hwy::bfloat16_t* HWY_RESTRICT p) {
+#if SYNETK_IS_X86_AVX2
+  if constexpr (sizeof(v0) == 32) {
+    const hn::RebindToUnsigned<DF> du32;
+    const auto round = [&](hn::Vec<DF> v) HWY_ATTR {
+      return _mm256_srai_epi32(BF16RoundedBits(du32, hn::BitCast(du32, v)).raw, 16);
+    };
+    const __m256i packed =
+        _mm256_permute4x64_epi64(_mm256_packs_epi32(round(v0), round(v1)), 0xD8);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), packed);
+    return;
+  }
+#endif
+  StoreBF16PairGeneric(df, v0, v1, p);
+}
+
+// ---- Byte permutes --------------------------------------------------------------
+// PermuteBytes: byte idx[i] % Lanes of v, for every i (AVX-512 VBMI: vpermb).
+template <class D8>
+HWY_INLINE hn::Vec<D8> PermuteBytesGeneric(D8 d8, hn::Vec<D8> v, hn::Vec<D8> idx) {
+  const size_t L = hn::Lanes(d8);
+  HWY_ALIGN uint8_t t[kMaxLanes<uint8_t>], x[kMaxLanes<uint8_t>], out[kMaxLanes<uint8_t>];
+  hn::Store(v, d8, t);
+  hn::Store(idx, d8, x);
+  for (size_t i = 0; i < L; ++i) out[i] = t[x[i] % L];
+  return hn::Load(d8, out);
+}
+
+template <class D8>
+HWY_INLINE hn::Vec<D8> PermuteBytes(D8 d8, hn::Vec<D8> v, hn::Vec<D8> idx) {
+#if SYNETK_HAS_VBMI_PERMUTE
+  if constexpr (sizeof(v) == 64) return hn::Vec<D8>{_mm512_permutexvar_epi8(idx.raw, v.raw)};
+#endif
+  return PermuteBytesGeneric(d8, v, idx);
+}
+
+// PermuteTwoBytes: byte idx[i] % (2*Lanes) of the 2*Lanes bytes {a, b}, for
+// every i (AVX-512 VBMI: vpermt2b or vpermi2b, as the compiler picks).
+template <class D8>
+HWY_INLINE hn::Vec<D8> PermuteTwoBytesGeneric(D8 d8, hn::Vec<D8> a, hn::Vec<D8> idx,
+                                              hn::Vec<D8> b) {
+  const size_t L = hn::Lanes(d8);
+  HWY_ALIGN uint8_t t[2 * kMaxLanes<uint8_t>], x[kMaxLanes<uint8_t>], out[kMaxLanes<uint8_t>];
+  hn::Store(a, d8, t);
+  hn::Store(b, d8, t + L);
+  hn::Store(idx, d8, x);
+  for (size_t i = 0; i < L; ++i) out[i] = t[x[i] % (2 * L)];
+  return hn::Load(d8, out);
+}
+
+template <class D8>
+HWY_INLINE hn::Vec<D8> PermuteTwoBytes(D8 d8, hn::Vec<D8> a, hn::Vec<D8> idx, hn::Vec<D8> b) {
+#if SYNETK_HAS_VBMI_PERMUTE
+  if constexpr (sizeof(a) == 64) {
+    return hn::Vec<D8>{_mm512_permutex2var_epi8(a.raw, idx.raw, b.raw)};
+  }
+#endif
+  return PermuteTwoBytesGeneric(d8, a, idx, b);
+}
+
+// GatherBlockHalves: the low 8 bytes of every 128-bit block of v in order,
+// then the high 8 bytes of every block (AVX2: one vpermq).
+template <class D8>
+HWY_INLINE hn::Vec<D8> GatherBlockHalvesGeneric(D8 d8, hn::Vec<D8> v) {
+  const hn::Repartition<uint64_t, D8> d64;
+  const size_t N = hn::Lanes(d64);
+  HWY_ALIGN uint64_t idx[kMaxLanes<uint64_t>];
+  for (size_t i = 0; i < N; ++i) idx[i] = i < N / 2 ? 2 * i : 2 * (i - N / 2) + 1;
+  const auto table = hn::SetTableIndices(d64, idx);
+  return hn::BitCast(d8, hn::TableLookupLanes(hn::BitCast(d64, v), table));
+}
+
+template <class D8>
+HWY_INLINE hn::Vec<D8> GatherBlockHalves(D8 d8, hn::Vec<D8> v) {
+#if SYNETK_IS_X86_AVX2
+  if constexpr (sizeof(v) == 32) return hn::Vec<D8>{_mm256_permute4x64_epi64(v.raw, 0xD8)};
+#endif
+  return GatherBlockHalvesGeneric(d8, v);
+}
+
+}  // namespace HWY_NAMESPACE
+SYNETK_NAMESPACE_END
+HWY_AFTER_NAMESPACE();
+
+#endif  // toggle guard
