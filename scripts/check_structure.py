@@ -5,7 +5,8 @@ In include/synetk/:
 - no function body longer than 120 lines, except the ones listed in
   LONG_FUNCTIONS below, each at most as long as listed there;
 - target conditionals (`#if ... HWY_TARGET`, `SYNETK_IS_X86_*`,
-  `SYNETK_HAS_AVX512`) and raw x86 intrinsics (`_mm*_`) only in detail/ (the
+  `SYNETK_HAS_AVX512`, or `HWY_TARGET ==`/`!=` in any expression) and raw x86
+  intrinsics (`_mm*_`) only in detail/ (the
   primitives) and, outside it, at most as many times as TARGET_CODE lists.
   A kernel may still compile a path where a named capability of
   detail/target_caps.h holds (SYNETK_HAS_VBMI_PERMUTE, SYNETK_HAS_BLOCK_PACKS,
@@ -27,29 +28,17 @@ import sys
 LIMIT = 120
 
 # (file, function) -> lines today.
-LONG_FUNCTIONS = {
-    ("ops/pooling_nchw_stride1-inl.h", "PoolNchwStride1"): 147,
-    ("ops/pooling_nhwc_stem-inl.h", "PoolNhwcStemRow"): 142,
-    ("ops/pooling_nhwc_pick-inl.h", "PoolNhwcPickRow"): 141,
-    ("ops/pooling_nchw-inl.h", "PoolNchwStacked"): 130,
-    ("ops/pooling_nchw_stride1-inl.h", "PoolStride1Rows"): 126,
-    ("ops/pooling_nchw_half_width-inl.h", "PoolNchwHalfWidth"): 123,
-}
+LONG_FUNCTIONS = {}
 
 # Target code belongs in named primitives, in detail/ (each with its generic
 # Highway body beside the per-target ones). Outside detail/:
 # file -> (target conditionals, raw intrinsic lines) today.
-TARGET_CODE = {
-    "ops/pooling-inl.h": (2, 0),
-    "ops/pooling_common-inl.h": (7, 7),
-    "ops/pooling_nchw_global-inl.h": (2, 0),
-    "ops/pooling_nchw_half_width-inl.h": (3, 0),
-    "ops/pooling_nhwc-inl.h": (2, 0),
-    "ops/pooling_nhwc_strided-inl.h": (2, 0),
-    "ops/pooling_pairs-inl.h": (4, 9),
-}
+TARGET_CODE = {}
 
 TARGET_IF = re.compile(r"^\s*#\s*(?:if|elif)\b.*(?:HWY_TARGET\b|SYNETK_IS_X86_|SYNETK_HAS_AVX512)")
+# A target named in a constant expression (if constexpr, a capability
+# constant) counts as a conditional too.
+TARGET_EXPR = re.compile(r"\bHWY_TARGET\s*[!=]=")
 INTRINSIC = re.compile(r"\b_mm(?:256|512)?_\w+\s*\(")
 
 
@@ -145,7 +134,7 @@ def main():
             seen.add(key)
         if rel.startswith("detail/"):
             continue
-        ifs = sum(1 for l in text.split("\n") if TARGET_IF.match(l))
+        ifs = sum(1 for l in text.split("\n") if TARGET_IF.match(l) or TARGET_EXPR.search(l))
         intr = sum(1 for l in strip(text).split("\n") if INTRINSIC.search(l))
         if report and (ifs or intr):
             print(f"{rel}: {ifs} target conditionals, {intr} raw intrinsic lines")

@@ -1,5 +1,6 @@
 // Copyright synetk authors. SPDX-License-Identifier: MIT
-// The target-specific primitives of detail/quant_ops-inl.h on every target:
+// The target-specific primitives of detail/quant_ops-inl.h and
+// detail/pool_ops-inl.h on every target:
 // each one's per-target body and its generic body against a scalar
 // reference written from the primitive's contract (so a body that agrees
 // with the other but not with the contract fails too). This TU compiles the
@@ -18,6 +19,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "synetk/detail/pool_ops-inl.h"
 #include "synetk/detail/quant_ops-inl.h"
 
 #ifndef SYNETK_TEST_PRIMITIVES_ONCE_
@@ -274,6 +276,56 @@ void CheckBytePermutes(std::mt19937& rng, Failures& f) {
   }
 }
 
+// PoolShiftIn<kShift> (and the generic body): lanes kShift.. of {lo, hi}.
+template <size_t kShift, class D>
+void CheckShiftIn(D d, std::mt19937& rng, Failures& f) {
+  using T = hn::TFromD<D>;
+  const size_t N = hn::Lanes(d);
+  std::vector<T> in(2 * N), got(N);
+  for (auto& v : in) v = static_cast<T>(rng() % 100);
+  const auto lo = hn::LoadU(d, in.data()), hi = hn::LoadU(d, in.data() + N);
+  hn::StoreU(sk::PoolShiftIn<kShift>(d, lo, hi), d, got.data());
+  for (size_t i = 0; i < N; ++i) f.Expect(got[i] == in[kShift + i], "PoolShiftIn", i, got[i], in[kShift + i]);
+  hn::StoreU(sk::PoolShiftInGeneric(d, lo, hi, kShift), d, got.data());
+  for (size_t i = 0; i < N; ++i) {
+    f.Expect(got[i] == in[kShift + i], "PoolShiftInGeneric", i, got[i], in[kShift + i]);
+  }
+}
+
+template <class D>
+void CheckShiftIns(D d, std::mt19937& rng, Failures& f) {
+  constexpr size_t kN = hn::MaxLanes(D());
+  CheckShiftIn<0>(d, rng, f);
+  CheckShiftIn<kN>(d, rng, f);
+  if constexpr (kN >= 2) CheckShiftIn<1>(d, rng, f);
+  if constexpr (kN >= 4) CheckShiftIn<3>(d, rng, f);
+  if constexpr (kN >= 8) CheckShiftIn<kN / 2>(d, rng, f);
+  if constexpr (kN >= 2) CheckShiftIn<kN - 1>(d, rng, f);
+}
+
+// PoolTwoTables (and the generic body): lanes idx[i] of {a, b}.
+template <class D>
+void CheckTwoTables(D d, std::mt19937& rng, Failures& f) {
+  using T = hn::TFromD<D>;
+  using U = hn::TFromD<hn::RebindToUnsigned<D>>;
+  const hn::RebindToUnsigned<D> du;
+  const size_t N = hn::Lanes(d);
+  std::vector<T> t(2 * N), got(N);
+  std::vector<U> idx(N);
+  for (int rep = 0; rep < 50; ++rep) {
+    for (auto& v : t) v = static_cast<T>(rng() % 120);
+    for (auto& x : idx) x = static_cast<U>(rng() % (2 * N));
+    const auto a = hn::LoadU(d, t.data()), b = hn::LoadU(d, t.data() + N);
+    const auto vi = hn::LoadU(du, idx.data());
+    hn::StoreU(sk::PoolTwoTables(d, a, b, vi), d, got.data());
+    for (size_t i = 0; i < N; ++i) f.Expect(got[i] == t[idx[i]], "PoolTwoTables", i, got[i], t[idx[i]]);
+    hn::StoreU(sk::PoolTwoTablesGeneric(d, a, b, vi), d, got.data());
+    for (size_t i = 0; i < N; ++i) {
+      f.Expect(got[i] == t[idx[i]], "PoolTwoTablesGeneric", i, got[i], t[idx[i]]);
+    }
+  }
+}
+
 // Runs every check on this target; returns the failures' text (empty: all
 // passed).
 std::string CheckPrimitives(uint32_t seed) {
@@ -291,6 +343,14 @@ std::string CheckPrimitives(uint32_t seed) {
   CheckShiftRightBy(rng, f);
   CheckStoreBF16Pair(rng, f);
   CheckBytePermutes(rng, f);
+  if constexpr (!HWY_HAVE_SCALABLE) {
+    CheckShiftIns(hn::ScalableTag<uint8_t>(), rng, f);
+    CheckShiftIns(hn::ScalableTag<uint16_t>(), rng, f);
+    CheckShiftIns(hn::ScalableTag<float>(), rng, f);
+  }
+  CheckTwoTables(hn::ScalableTag<uint8_t>(), rng, f);
+  CheckTwoTables(hn::ScalableTag<uint16_t>(), rng, f);
+  CheckTwoTables(hn::ScalableTag<float>(), rng, f);
   return f.text.str();
 }
 
@@ -304,8 +364,8 @@ HWY_AFTER_NAMESPACE();
 namespace synetk_test {
 HWY_EXPORT(CheckPrimitives);
 
-TEST_CASE("quantization primitives match their generic bodies and the scalar contract",
-          "[quant][primitives]") {
+TEST_CASE("the primitives match their generic bodies and the scalar contract",
+          "[quant][pooling][primitives]") {
   for (int64_t t : hwy::SupportedAndGeneratedTargets()) {
     hwy::SetSupportedTargetsForTest(t);
     struct Reset {

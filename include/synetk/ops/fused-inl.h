@@ -945,7 +945,7 @@ HWY_INLINE detail::Fused9Caps Fused9CapsOf(DF df) {
   detail::Fused9Caps c;
   c.lanes = hn::Lanes(df);
   c.elemBytes = sizeof(T);
-  c.scalar = HWY_TARGET == HWY_SCALAR;
+  c.scalar = !SYNETK_HAS_MULTI_LANE;
   c.groups = kRunGroup == 1 && !kBF16Pairs<T>;
   return c;
 }
@@ -962,14 +962,14 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
   } else {
     switch (detail::PlanFused9Nhwc(a.channels, a.channels1, a.cached, Fused9CapsOf<T>(df))) {
       case Fused9Path::kInRegisters:
-        if constexpr (HWY_TARGET != HWY_SCALAR) {
+        if constexpr (SYNETK_HAS_MULTI_LANE) {
           const bool ran = Fused9InRegisters<kPlain>(df, a);  // (its shapes: always)
           HWY_DASSERT(ran);
           (void)ran;
         }
         return;
       case Fused9Path::kPixelGroups:
-        if constexpr (HWY_TARGET != HWY_SCALAR) {
+        if constexpr (SYNETK_HAS_MULTI_LANE) {
           if (a.dst1 != nullptr) return Fused9PixelGroups<kPlain, true>(df, a);
           Fused9PixelGroups<kPlain, false>(df, a);
         }

@@ -59,7 +59,7 @@ HWY_INLINE detail::PoolCaps PoolCapsOf() {
   c.elemBytes = sizeof(typename Cfg::Elem);
   c.bf16Pairs = Ops::kBF16Pairs;
   c.lanes = hn::Lanes(d);
-  c.scalar = HWY_TARGET == HWY_SCALAR;
+  c.scalar = !SYNETK_HAS_MULTI_LANE;
   c.scalable = HWY_HAVE_SCALABLE;
   c.twoTables = kPoolHasTwoTables<L>;
   c.avx2 = SYNETK_IS_X86_AVX2;
@@ -77,7 +77,7 @@ HWY_INLINE void PoolNchwGlobal(D d, const detail::PoolArgs<typename Cfg::Elem>& 
   using detail::PoolWidth;
   const hn::CappedTag<L, 16 / sizeof(L)> dq;
   if constexpr (!Cfg::isMax) {
-#if HWY_TARGET != HWY_SCALAR
+#if SYNETK_HAS_MULTI_LANE
     if constexpr (!HWY_HAVE_SCALABLE) {
       if (plan.width == PoolWidth::kFull) return PoolNchwGlobalAverage<Cfg>(d, a);
       if (plan.width == PoolWidth::k8Lanes) {
@@ -87,7 +87,7 @@ HWY_INLINE void PoolNchwGlobal(D d, const detail::PoolArgs<typename Cfg::Elem>& 
     if (plan.width == PoolWidth::k128Bit) return PoolNchwGlobalAverage<Cfg>(dq, a);
 #endif
     PoolNchwGlobalAverage<Cfg>(hn::CappedTag<L, 1>(), a);
-#if HWY_TARGET != HWY_SCALAR  // (no tree: one lane)
+#if SYNETK_HAS_MULTI_LANE  // (no tree: one lane)
   } else if constexpr (!std::is_same_v<L, float>) {
     if constexpr (!HWY_HAVE_SCALABLE) {
       if (plan.width == PoolWidth::kFull) return PoolNchwGlobalMaxTree<Cfg>(d, a);

@@ -100,6 +100,7 @@ struct PoolWindow {
 
 #include "synetk/detail/abi.h"
 #include "synetk/detail/elements-inl.h"
+#include "synetk/detail/pool_ops-inl.h"
 #include "synetk/element.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -228,7 +229,7 @@ struct PoolOps<detail::PoolCfg<false, T, Format>> {
   // lanes (LoadBF16Pair: even and odd channels as two fp32 vectors) and
   // store them as one (StoreBF16Pair): the NHWC stem rows and 2x2 pairs.
   static constexpr bool kBF16Pairs =
-      ElementTraits<T>::kEncoding == Encoding::kBFloat16 && HWY_TARGET != HWY_SCALAR;
+      ElementTraits<T>::kEncoding == Encoding::kBFloat16 && SYNETK_HAS_MULTI_LANE;
 };
 
 // Loads Lanes(d) elements at p, of which only `avail` (>= 1) may be read;
@@ -711,112 +712,6 @@ HWY_INLINE void PoolNchwColumns(D d, const detail::PoolArgs<T>& a, const detail:
   } else {
     PoolColumnsChecked<Ops>(d, a.src, srcTotal, plane, W, wc, wy, out);
   }
-}
-
-// Lanes shift .. shift + N - 1 of {lo, hi} through memory: targets without
-// a whole-vector lane shift (scalable vectors, or wider than one block).
-template <class D>
-HWY_INLINE hn::Vec<D> PoolShiftInBuffered(D d, hn::Vec<D> lo, hn::Vec<D> hi, size_t shift) {
-  const size_t N = hn::Lanes(d);
-  HWY_ALIGN hn::TFromD<D> buf[2 * kMaxLanes<hn::TFromD<D>>];
-  hn::Store(lo, d, buf);
-  hn::Store(hi, d, buf + N);
-  return hn::LoadU(d, buf + shift);
-}
-
-// Lanes kShift .. kShift + N - 1 of the concatenation {lo, hi} (lo's lanes
-// first), for 0 <= kShift <= N on targets of fixed width: a window's tap k
-// from two aligned loads instead of one unaligned load per tap (on AVX-512
-// every unaligned load splits a cache line).
-template <size_t kShift, class D>
-HWY_INLINE hn::Vec<D> PoolShiftIn(D d, hn::Vec<D> lo, hn::Vec<D> hi) {
-  constexpr size_t kN = hn::MaxLanes(D());
-  static_assert(kShift <= kN, "a shift within two vectors");
-  if constexpr (kShift == 0) {
-    (void)d;
-    (void)hi;
-    return lo;
-  } else if constexpr (kShift == kN) {
-    (void)d;
-    (void)lo;
-    return hi;
-  } else {
-    constexpr int kBytes = static_cast<int>(kShift * sizeof(hn::TFromD<D>));
-    const hn::Repartition<uint8_t, D> d8;
-    const auto l8 = hn::BitCast(d8, lo), h8 = hn::BitCast(d8, hi);
-#if SYNETK_HAS_AVX512
-    if constexpr (kBytes % 4 == 0) {  // whole 32-bit lanes: one valignd
-      return hn::BitCast(d, hn::Vec512<uint8_t>{_mm512_alignr_epi32(h8.raw, l8.raw, kBytes / 4)});
-    } else {
-      // The 16-byte blocks kBytes / 16 and the next of {lo, hi}, then bytes
-      // within each block.
-      constexpr int kBlock = kBytes / 16;
-      const __m512i a = kBlock == 0 ? l8.raw : _mm512_alignr_epi32(h8.raw, l8.raw, 4 * kBlock);
-      const __m512i c = kBlock == 3 ? h8.raw : _mm512_alignr_epi32(h8.raw, l8.raw, 4 * kBlock + 4);
-      return hn::BitCast(d, hn::Vec512<uint8_t>{_mm512_alignr_epi8(c, a, kBytes % 16)});
-    }
-#elif SYNETK_IS_X86_AVX2
-    const auto mid = hn::ConcatLowerUpper(d8, h8, l8);  // {lo's upper block, hi's lower}
-    const auto a = kBytes < 16 ? l8 : mid;
-    const auto c = kBytes < 16 ? mid : h8;
-    if constexpr (kBytes % 16 == 0) return hn::BitCast(d, a);
-    return hn::BitCast(d, hn::CombineShiftRightBytes<kBytes % 16>(d8, c, a));
-#elif HWY_TARGET != HWY_SCALAR  // (one lane: shifts are 0 or 1)
-    if constexpr (kN * sizeof(hn::TFromD<D>) == 16) {  // one block: SSE, NEON, EMU128
-      return hn::BitCast(d, hn::CombineShiftRightBytes<kBytes>(d8, h8, l8));
-    } else {
-      return PoolShiftInBuffered(d, lo, hi, kShift);
-    }
-#endif
-  }
-}
-
-// Whether PoolTwoTables serves lanes of type L on this target: vpermt2b
-// (VBMI), vpermt2w / vpermt2d on AVX-512, two vpermps and a blend on AVX2.
-template <typename L>
-inline constexpr bool kPoolHasTwoTables =
-#if SYNETK_HAS_VBMI_PERMUTE
-    true;
-#elif SYNETK_HAS_AVX512
-    sizeof(L) >= 2;
-#elif SYNETK_IS_X86_AVX2
-    sizeof(L) == 4;
-#else
-    false;
-#endif
-
-// Lanes idx[i] of the 2N lanes {a, b} (lanes of a first), where
-// kPoolHasTwoTables.
-template <class D>
-HWY_INLINE hn::Vec<D> PoolTwoTables(D d, hn::Vec<D> a, hn::Vec<D> b,
-                                    hn::Vec<hn::RebindToUnsigned<D>> idx) {
-  static_assert(kPoolHasTwoTables<hn::TFromD<D>>, "a two-table permutation on this target");
-  const hn::RebindToUnsigned<D> du;
-#if SYNETK_HAS_AVX512
-  const __m512i ai = hn::BitCast(du, a).raw, bi = hn::BitCast(du, b).raw;
-  if constexpr (sizeof(hn::TFromD<D>) == 1) {
-#if SYNETK_HAS_VBMI_PERMUTE
-    return hn::BitCast(d, hn::Vec512<uint8_t>{_mm512_permutex2var_epi8(ai, idx.raw, bi)});
-#endif
-  } else if constexpr (sizeof(hn::TFromD<D>) == 2) {
-    return hn::BitCast(d, hn::Vec512<uint16_t>{_mm512_permutex2var_epi16(ai, idx.raw, bi)});
-  } else {
-    return hn::BitCast(d, hn::Vec512<uint32_t>{_mm512_permutex2var_epi32(ai, idx.raw, bi)});
-  }
-#elif SYNETK_IS_X86_AVX2
-  const hn::Repartition<float, D> df;
-  const auto lanes = hn::And(idx, hn::Set(du, 7u));
-  const auto fromA = hn::TableLookupLanes(hn::BitCast(df, a), hn::IndicesFromVec(df, lanes));
-  const auto fromB = hn::TableLookupLanes(hn::BitCast(df, b), hn::IndicesFromVec(df, lanes));
-  const auto inB = hn::RebindMask(df, hn::Gt(idx, hn::Set(du, 7u)));
-  return hn::BitCast(d, hn::IfThenElse(inB, fromB, fromA));
-#else
-  (void)d;
-  (void)du;
-  (void)b;
-  (void)idx;
-  return a;
-#endif
 }
 
 using detail::kPoolStackedMaxKernel;

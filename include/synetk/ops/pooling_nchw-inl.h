@@ -148,6 +148,144 @@ HWY_NOINLINE void PoolSlideRows(D d, size_t kX, size_t rows, const typename Ops:
       emit);
 }
 
+// The row buffer R of one PoolNchwStacked call: the padded rows of a block
+// of B output rows stacked in segments of Wseg = G*sX lanes (G >= dstW
+// outputs, the extra ones unused), rowLen lanes with the slack past them.
+// Stride-1 rows of at least one vector of outputs (PoolSlideRows) start on
+// whole vectors, a vector or more apart from the end of one row to the
+// start of the next (PoolStackPairs).
+struct PoolStackedGeom {
+  size_t G, Wseg;
+  size_t B;       // output rows per block
+  size_t flat;    // B*G rounded up to whole vectors of N lanes
+  size_t rowLen;  // R's lanes
+  bool direct;    // block outputs are contiguous in dst
+  bool perRow;    // else rows of a vector or more go to dst one by one
+};
+
+// PoolStackedGeom of the call a on vectors of N lanes.
+template <typename T>
+inline PoolStackedGeom PoolStackedGeomOf(const detail::PoolArgs<T>& a, size_t N) {
+  PoolStackedGeom s;
+  const size_t W = a.srcW;
+  const size_t need = HWY_MAX(a.pX + W, (a.dstW - 1) * a.sX + a.kX - a.pX);
+  const size_t gMin = (need + a.sX - 1) / a.sX;
+  s.G = a.sX == 1 && a.dstW >= N ? PoolRoundUp(HWY_MAX(gMin, W + N), N) : gMin;
+  s.Wseg = s.G * a.sX;
+  s.B = HWY_MAX(size_t{1}, HWY_MIN(a.dstH, 4096 / s.Wseg));
+  s.flat = PoolRoundUp(s.B * s.G, N);
+  s.rowLen = s.flat * a.sX + a.kX + (a.sX + 3) * N + s.Wseg + PoolRoundUp(W, N);
+  s.direct = s.G == a.dstW;
+  s.perRow = !s.direct && a.dstW >= N;
+  return s;
+}
+
+// PoolNchwStacked's averages with excludePad: scales[dy*G + j] = 1 / (row
+// height times column width) of output (dy, j) of a plane (PoolScaleRows;
+// widths: the G outputs' widths, rounded up to whole vectors), then ones up
+// to flat lanes past the outputs rounded up to whole vectors (what the last
+// block reads).
+template <class D, typename T>
+HWY_INLINE void PoolStackedScales(D d, const detail::PoolArgs<T>& a, size_t G, size_t flat,
+                                  hn::TFromD<D>* scales, hn::TFromD<D>* widths) {
+  using L = hn::TFromD<D>;
+  const size_t N = hn::Lanes(d), gUp = PoolRoundUp(G, N);
+  for (size_t g = 0; g < gUp; ++g) {
+    widths[g] =
+        g < a.dstW ? static_cast<L>(detail::PoolWindow(g, a.sX, a.pX, a.kX, a.srcW).Size()) : L(1);
+  }
+  PoolScaleRows(d, scales, a.dstH, G, G, widths, a.kY * a.kX < (size_t{1} << 24),
+                [&](size_t dy) { return detail::PoolWindow(dy, a.sY, a.pY, a.kY, a.srcH).Size(); });
+  PoolFill(d, scales + a.dstH * G, PoolRoundUp(a.dstH * G, N) + flat - a.dstH * G, L(1));
+}
+
+// PoolNchwStacked's vertical step of one block: output rows dy0 .. dy0 + nb
+// - 1 of channel window wc (its first plane at top), each into its segment
+// of R (Wseg apart) from lane pX on, the padding past W restored. Rows
+// [yLo, safeEnd) read their kY input rows unchecked.
+template <class Ops, class D, typename T>
+HWY_INLINE void PoolStackedVertical(D d, const detail::PoolArgs<T>& a,
+                                    const detail::PoolWindow& wc, const T* top, size_t dy0,
+                                    size_t nb, size_t yLo, size_t safeEnd,
+                                    typename Ops::L* R, size_t Wseg) {
+  const size_t W = a.srcW, kY = a.kY, sY = a.sY, pX = a.pX;
+  // Interior rows [i0, i1) of the block in one tight loop; the clipped
+  // ones (and those near the end of src) one by one.
+  const size_t i0 = HWY_MIN(HWY_MAX(dy0, yLo), dy0 + nb);
+  const size_t i1 = HWY_MAX(i0, HWY_MIN(dy0 + nb, safeEnd));
+  for (size_t b = 0; b < nb; ++b) {
+    if (dy0 + b == i0 && i1 > i0) {
+      PoolStackRows<Ops>(d, kY, i1 - i0, top + (i0 * sY - a.pY) * W, sY * W, W, W,
+                         R + (i0 - dy0) * Wseg + pX, Wseg);
+      b = i1 - dy0 - 1;
+      continue;
+    }
+    typename Ops::L* seg = R + b * Wseg + pX;
+    PoolNchwColumns<Ops>(d, a, wc, dy0 + b, seg, detail::softwarePrefetch);
+    hn::StoreU(Ops::Identity(d), d, seg + W);  // lanes past W: restore the padding
+  }
+}
+
+// PoolNchwStacked's horizontal step of one block: nb output rows from dy0,
+// their segments stacked in R (PoolStackedGeom s), kX taps sX apart, into
+// dst from output `base` on (dstW per row); stores may spill up to output
+// dstTotal. Averages scale by scales (excludePad: G per output row of the
+// plane) or else by `scale`. Blocks of rows narrower than a vector whose
+// outputs are not contiguous in dst go through O.
+template <class Ops, class D, typename T>
+HWY_INLINE void PoolStackedHorizontal(D d, PoolStackedGeom s, size_t kX, size_t sX,
+                                      const typename Ops::L* R, T* O, size_t nb, size_t dy0,
+                                      T* dst, size_t base, size_t dstW, size_t dstTotal,
+                                      const typename Ops::L* scales, typename Ops::L scale) {
+  using L = typename Ops::L;
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d), G = s.G;
+  // Horizontal step over len outputs of the stacked rows at r (forced inline:
+  // as a call per row it is slower on 5x5 windows).
+  auto horizontal = [&](const L* r, size_t len, const auto& emit) SYNETK_LAMBDA_INLINE {
+    if (sX == 1) {
+      PoolTaps<Ops>(d, kX, len, [&](size_t j, size_t k) { return hn::LoadU(d, r + j + k); }, emit);
+    } else {
+      for (size_t j = 0; j < len; j += N) emit(j, PoolRowStrided<Ops>(d, r + j * sX, 0, kX, sX));
+    }
+  };
+  // Average: scale by 1 / the window's area (scales[i]: the vector's outputs).
+  auto average = [=](V v, size_t i) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    return PoolScaleAt<Ops>(d, v, scales, i, scale);
+  };
+  if (s.perRow && sX == 1) {
+    // Wide rows: each output row straight into dst (lanes past the row
+    // land on outputs written later).
+    PoolSlideRows<Ops>(d, kX, nb, R, s.Wseg, dst + base, dstW, dstTotal - base,
+                       scales ? scales + dy0 * G : nullptr, G, scale);
+    return;
+  }
+  if (s.perRow) {
+    for (size_t b = 0; b < nb; ++b) {
+      const size_t ob = base + b * dstW;
+      const size_t scaleRow = (dy0 + b) * G;
+      horizontal(R + b * s.Wseg, dstW, [&](size_t j, V v) {
+        PoolStoreDst<Ops>(d, average(v, scaleRow + j), dst + ob + j, dstTotal - (ob + j));
+      });
+    }
+    return;
+  }
+  horizontal(R, nb * G, [&](size_t j, V v) {
+    v = average(v, dy0 * G + j);
+    if (s.direct) {
+      // Lanes past the block land on outputs written later.
+      PoolStoreDst<Ops>(d, v, dst + base + j, dstTotal - (base + j));
+    } else {
+      Ops::Store(d, v, O + j);
+    }
+  });
+  if (!s.direct) {
+    for (size_t b = 0; b < nb; ++b) {
+      std::memcpy(static_cast<void*>(dst + base + b * dstW), O + b * G, dstW * sizeof(T));
+    }
+  }
+}
+
 // NCHW with small kernels: the padded rows of a block of output rows are
 // stacked in R, each segment Wseg = G*sX lanes long (G >= dstW outputs, the
 // extra ones unused), so that output j of the block reads R[j*sX + k]: one
@@ -164,62 +302,29 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const size_t H = a.srcH, W = a.srcW;
   // Stores may spill past a row onto outputs written later, never past the part.
   const size_t dstTotal = a.end * a.dstH * a.dstW;
-  const size_t need = HWY_MAX(a.pX + W, (a.dstW - 1) * a.sX + a.kX - a.pX);
-  // Stride-1 rows of at least one vector of outputs (PoolSlideRows) start
-  // on whole vectors, a vector or more apart from the end of one row to the
-  // start of the next (PoolStackPairs).
-  const size_t gMin = (need + a.sX - 1) / a.sX;
-  const size_t G = a.sX == 1 && a.dstW >= N ? PoolRoundUp(HWY_MAX(gMin, W + N), N) : gMin;
-  const size_t Wseg = G * a.sX;
-  const size_t B = HWY_MAX(size_t{1}, HWY_MIN(a.dstH, 4096 / Wseg));  // rows per block
-  const size_t flat = PoolRoundUp(B * G, N);
-  const size_t rowLen = flat * a.sX + a.kX + (a.sX + 3) * N + Wseg + PoolRoundUp(W, N);
-  const bool direct = G == a.dstW;  // block outputs are contiguous in dst
-  const bool perRow = !direct && a.dstW >= N;
+  const PoolStackedGeom s = PoolStackedGeomOf(a, N);
   // Average with excludePad: 1 / the clipped area of every output of a plane.
   const bool byArea = !Cfg::isMax && a.excludePad;
-  const size_t gUp = PoolRoundUp(G, N);
-  L* R = PoolAlignLanes(PoolTake<L>(a, rowLen + N), N);
-  T* O = direct || perRow ? nullptr : PoolTake<T>(a, flat);
-  L* scales = byArea ? PoolTake<L>(a, PoolRoundUp(a.dstH * G, N) + flat + gUp) : nullptr;
+  const size_t gUp = PoolRoundUp(s.G, N);
+  L* R = PoolAlignLanes(PoolTake<L>(a, s.rowLen + N), N);
+  T* O = s.direct || s.perRow ? nullptr : PoolTake<T>(a, s.flat);
+  L* scales = byArea ? PoolTake<L>(a, PoolRoundUp(a.dstH * s.G, N) + s.flat + gUp) : nullptr;
   L* widths = byArea ? PoolTake<L>(a, gUp) : nullptr;
   if (!a.scratch->Fits()) return;  // sizing, or too little memory: nothing written
   const V ident = Ops::Identity(d);
-  for (size_t i = 0; i + N <= rowLen; i += N) hn::StoreU(ident, d, R + i);
-  hn::StoreU(ident, d, R + rowLen - N);
+  for (size_t i = 0; i + N <= s.rowLen; i += N) hn::StoreU(ident, d, R + i);
+  hn::StoreU(ident, d, R + s.rowLen - N);
   if constexpr (!Cfg::isMax) {
-    if (byArea) {
-      // 1 / (row height times column width) (PoolScaleRows).
-      for (size_t g = 0; g < gUp; ++g) {
-        widths[g] =
-            g < a.dstW ? static_cast<L>(detail::PoolWindow(g, a.sX, a.pX, a.kX, W).Size()) : L(1);
-      }
-      PoolScaleRows(d, scales, a.dstH, G, G, widths, a.kY * a.kX < (size_t{1} << 24),
-                    [&](size_t dy) { return detail::PoolWindow(dy, a.sY, a.pY, a.kY, H).Size(); });
-      PoolFill(d, scales + a.dstH * G, PoolRoundUp(a.dstH * G, N) + flat - a.dstH * G, L(1));
-    }
+    if (byArea) PoolStackedScales(d, a, s.G, s.flat, scales, widths);
   }
   // Locals, not a's fields: vector stores may alias anything, so the
   // compiler would reload every field after each store.
   const size_t kX = a.kX, sX = a.sX, dstW = a.dstW;
   T* const dst = a.dst;
   const L scale = static_cast<L>(a.scale);
-  // Horizontal step over len outputs of the stacked rows at r (forced inline:
-  // as a call per row it is slower on 5x5 windows).
-  auto horizontal = [&](const L* r, size_t len, const auto& emit) SYNETK_LAMBDA_INLINE {
-    if (sX == 1) {
-      PoolTaps<Ops>(d, kX, len, [&](size_t j, size_t k) { return hn::LoadU(d, r + j + k); }, emit);
-    } else {
-      for (size_t j = 0; j < len; j += N) emit(j, PoolRowStrided<Ops>(d, r + j * sX, 0, kX, sX));
-    }
-  };
-  // Average: scale by 1 / the window's area (scales[i]: the vector's outputs).
-  auto average = [=](V v, size_t i) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    return PoolScaleAt<Ops>(d, v, scales, i, scale);
-  };
   // Output rows [yLo, yEnd) read kY unclipped input rows; in plane p they
   // are read unchecked up to InteriorEnd(p) (vectors past W stay inside src).
-  const size_t kY = a.kY, sY = a.sY, pX = a.pX;
+  const size_t kY = a.kY, sY = a.sY;
   const size_t plane = H * W, srcTotal = a.srcC * plane, wUp = PoolRoundUp(W, N);
   const size_t yLo = (a.pY + sY - 1) / sY;
   const size_t yEnd = H + a.pY >= kY ? HWY_MIN(a.dstH, (H + a.pY - kY) / sY + 1) : 0;
@@ -233,55 +338,11 @@ void PoolNchwStacked(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, a.srcC);
     const size_t safeEnd = wc.Size() == 1 ? interiorEnd(wc.begin) : 0;
     const T* const top = a.src + wc.begin * plane;  // input row 0 of the plane
-    for (size_t dy0 = 0; dy0 < a.dstH; dy0 += B) {
-      const size_t nb = HWY_MIN(B, a.dstH - dy0);
-      // Interior rows [i0, i1) of the block in one tight loop; the clipped
-      // ones (and those near the end of src) one by one.
-      const size_t i0 = HWY_MIN(HWY_MAX(dy0, yLo), dy0 + nb);
-      const size_t i1 = HWY_MAX(i0, HWY_MIN(dy0 + nb, safeEnd));
-      for (size_t b = 0; b < nb; ++b) {
-        if (dy0 + b == i0 && i1 > i0) {
-          PoolStackRows<Ops>(d, kY, i1 - i0, top + (i0 * sY - a.pY) * W, sY * W, W, W,
-                             R + (i0 - dy0) * Wseg + pX, Wseg);
-          b = i1 - dy0 - 1;
-          continue;
-        }
-        L* seg = R + b * Wseg + pX;
-        PoolNchwColumns<Ops>(d, a, wc, dy0 + b, seg, detail::softwarePrefetch);
-        hn::StoreU(ident, d, seg + W);  // lanes past W: restore the padding
-      }
-      const size_t base = (dc * a.dstH + dy0) * dstW;
-      if (perRow && sX == 1) {
-        // Wide rows: each output row straight into dst (lanes past the row
-        // land on outputs written later).
-        PoolSlideRows<Ops>(d, kX, nb, R, Wseg, dst + base, dstW, dstTotal - base,
-                           scales ? scales + dy0 * G : nullptr, G, scale);
-        continue;
-      }
-      if (perRow) {
-        for (size_t b = 0; b < nb; ++b) {
-          const size_t ob = base + b * dstW;
-          const size_t scaleRow = (dy0 + b) * G;
-          horizontal(R + b * Wseg, dstW, [&](size_t j, V v) {
-            PoolStoreDst<Ops>(d, average(v, scaleRow + j), dst + ob + j, dstTotal - (ob + j));
-          });
-        }
-        continue;
-      }
-      horizontal(R, nb * G, [&](size_t j, V v) {
-        v = average(v, dy0 * G + j);
-        if (direct) {
-          // Lanes past the block land on outputs written later.
-          PoolStoreDst<Ops>(d, v, dst + base + j, dstTotal - (base + j));
-        } else {
-          Ops::Store(d, v, O + j);
-        }
-      });
-      if (!direct) {
-        for (size_t b = 0; b < nb; ++b) {
-          std::memcpy(static_cast<void*>(dst + base + b * dstW), O + b * G, dstW * sizeof(T));
-        }
-      }
+    for (size_t dy0 = 0; dy0 < a.dstH; dy0 += s.B) {
+      const size_t nb = HWY_MIN(s.B, a.dstH - dy0);
+      PoolStackedVertical<Ops>(d, a, wc, top, dy0, nb, yLo, safeEnd, R, s.Wseg);
+      PoolStackedHorizontal<Ops>(d, s, kX, sX, R, O, nb, dy0, dst, (dc * a.dstH + dy0) * dstW,
+                                 dstW, dstTotal, scales, scale);
     }
   }
 }

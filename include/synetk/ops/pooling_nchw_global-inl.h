@@ -60,7 +60,7 @@ void PoolNchwGlobalMax(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   }
 }
 
-#if HWY_TARGET != HWY_SCALAR  // one-lane vectors: no interleaves, no halves
+#if SYNETK_HAS_MULTI_LANE  // one-lane vectors: no interleaves, no halves
 // Integer-key max of one contiguous plane of at least Lanes(d) elements: the
 // last chunk overlaps the one before it (max is idempotent), so no lane
 // needs masking and nothing past the plane is read.
@@ -129,7 +129,7 @@ void PoolNchwGlobalMaxTree(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
                       a.dst + c0, a.end - c0);
   }
 }
-#endif  // HWY_TARGET != HWY_SCALAR
+#endif  // SYNETK_HAS_MULTI_LANE
 
 // NCHW average over whole planes (global pooling) of at least Lanes(d)
 // elements: each plane is contiguous, so it is summed flat, four planes (a
@@ -151,7 +151,7 @@ void PoolNchwGlobalAverage(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using T = typename Cfg::Elem;
   const size_t plane = a.srcH * a.srcW;
   const L scale = a.excludePad ? L(1) / static_cast<L>(plane) : static_cast<L>(a.scale);
-#if HWY_TARGET != HWY_SCALAR
+#if SYNETK_HAS_MULTI_LANE
   if constexpr (hn::MaxLanes(D()) >= 4) {
     static_assert(std::is_same_v<L, float>, "4 sums per 128-bit block");
     const size_t N = hn::Lanes(d), body = plane / N * N;  // body: the whole chunks

@@ -40,7 +40,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 template <class D>
 HWY_INLINE hn::Vec<D> PoolSlideUp1(D d, hn::Vec<D> v, hn::Vec<D> carry) {
 #if HWY_HAVE_SCALABLE
-  return PoolShiftInBuffered(d, carry, v, hn::Lanes(d) - 1);
+  return PoolShiftInGeneric(d, carry, v, hn::Lanes(d) - 1);
 #else
   return PoolShiftIn<hn::MaxLanes(D()) - 1>(d, carry, v);
 #endif
@@ -50,7 +50,7 @@ HWY_INLINE hn::Vec<D> PoolSlideUp1(D d, hn::Vec<D> v, hn::Vec<D> carry) {
 // columns [x, x + N).
 template <class D, class Vert>
 HWY_INLINE void PoolSplitColumns(D d, const Vert& vert, size_t x, hn::Vec<D>& e, hn::Vec<D>& od) {
-#if HWY_TARGET == HWY_SCALAR
+#if !SYNETK_HAS_MULTI_LANE
   (void)d;
   e = vert(x);
   od = vert(x + 1);
@@ -147,7 +147,7 @@ HWY_INLINE void PoolHalfWidthRow(D d, const Columns& columns, const Ahead& ahead
   }
 }
 
-#if HWY_TARGET != HWY_SCALAR
+#if SYNETK_HAS_MULTI_LANE
 // PoolHalfWidthDirect's 3-row windows of stride 2 on rows of kChunks (1 to 4)
 // chunks: each window's last row is the next one's first, carried in
 // registers, so each chunk of an output row takes four loads (and, for f16,
@@ -261,7 +261,7 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
                                       typename Ops::L scaleAll) {
   using V = hn::Vec<D>;
   constexpr bool kBf16Avg = Ops::kDivides && ElementTraits<T>::kEncoding == Encoding::kBFloat16;
-#if HWY_TARGET != HWY_SCALAR
+#if SYNETK_HAS_MULTI_LANE
   if constexpr (kRows == 3 && !kPrefetch && !kBf16Avg) {
     // Rows of up to four chunks where loads convert (f16 averages; fp32 runs
     // no faster) and the target has 32 registers for the eight carried
@@ -320,12 +320,84 @@ HWY_NOINLINE void PoolHalfWidthDirect(D d, const T* s, size_t pitch, size_t rowS
   }
 }
 
+// PoolNchwHalfWidth's averages with excludePad: 1 / (row height times
+// column width) for W2 outputs per row (PoolScaleRows; element by element,
+// with a conversion each, they take as long as the pooling. bench:
+// BM_Pooling<float>/avg:1/C:3/HW:224/k:3/s:2/p:1/nhwc:0), tableRows rows of
+// them: per window height (byHeight, row r: r + 1 rows) or per output row;
+// then N ones. widths: the outputs' column widths (wUp of them), left: the
+// first output's window is clipped to 2 columns.
+template <class D, typename T>
+HWY_INLINE void PoolHalfWidthScales(D d, const detail::PoolArgs<T>& a, bool left, bool byHeight,
+                                    size_t tableRows, size_t W2, size_t wUp,
+                                    hn::TFromD<D>* scales, hn::TFromD<D>* widths) {
+  using L = hn::TFromD<D>;
+  for (size_t j = 0; j < wUp; ++j) widths[j] = static_cast<L>(left && j == 0 ? 2 : a.kX);
+  PoolScaleRows(d, scales, tableRows, W2, W2, widths, a.kY * a.kX < (size_t{1} << 24),
+                [&](size_t r) {
+                  return byHeight ? r + 1
+                                  : detail::PoolWindow(r, a.sY, a.pY, a.kY, a.srcH).Size();
+                });
+  std::fill(scales + tableRows * W2, scales + tableRows * W2 + hn::Lanes(d), L(1));
+}
+
+// PoolHalfWidthDirect's instance for windows of `rows` (2 or 3) input rows,
+// of 3 columns (x3) or 2, with or without software prefetching
+// (detail::softwarePrefetch); the other arguments as there.
+template <class Ops, class D, typename T>
+void PoolHalfWidthDirectRows(D d, size_t rows, bool x3, const T* s, size_t pitch, size_t rowStep,
+                             T* out, size_t outStep, size_t avail, size_t count, size_t w2,
+                             const typename Ops::L* rowScales, typename Ops::L scaleAll) {
+  const auto run = [&](auto x3c, auto prefetch) HWY_ATTR {
+    constexpr bool kX3 = decltype(x3c)::value, kPrefetch = decltype(prefetch)::value;
+    if (rows == 3) {
+      PoolHalfWidthDirect<Ops, 3, kX3, kPrefetch>(d, s, pitch, rowStep, out, outStep, avail,
+                                                   count, w2, rowScales, scaleAll);
+    } else {
+      PoolHalfWidthDirect<Ops, 2, kX3, kPrefetch>(d, s, pitch, rowStep, out, outStep, avail,
+                                                   count, w2, rowScales, scaleAll);
+    }
+  };
+  const bool prefetch = detail::softwarePrefetch;
+  if (x3) {
+    prefetch ? run(std::true_type(), std::true_type())
+             : run(std::true_type(), std::false_type());
+  } else {
+    prefetch ? run(std::false_type(), std::true_type())
+             : run(std::false_type(), std::false_type());
+  }
+}
+
+// PoolNchwHalfWidth's output row dy of channel dc, any row: its vertical
+// step through the buffer Vr (bounds-checked where a load would leave src),
+// w2 outputs at out (`avail` writable); windows of 3 columns (x3) or 2,
+// averages scaled by rowScales or scaleAll.
+template <class Ops, class D, typename T>
+void PoolHalfWidthBuffered(D d, const detail::PoolArgs<T>& a, size_t dc, size_t dy,
+                           typename Ops::L* Vr, T* out, size_t avail, size_t w2, bool x3,
+                           const typename Ops::L* rowScales, typename Ops::L scaleAll) {
+  using V = hn::Vec<D>;
+  const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, a.srcC);
+  PoolNchwColumns<Ops>(d, a, wc, dy, Vr, false);
+  // Lanes from W on (to the end of the row's last chunk) only reach
+  // outputs past the row.
+  const typename Ops::L* const vr = Vr;
+  const auto vert = [vr, d](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    return hn::LoadU(d, vr + x);
+  };
+  PoolHalfWidthRow<Ops>(
+      d,
+      [d, vert](size_t x, V& e, V& od) HWY_ATTR SYNETK_LAMBDA_INLINE {
+        PoolSplitColumns(d, vert, x, e, od);
+      },
+      [](size_t) {}, out, avail, w2, x3, rowScales, scaleAll);
+}
+
 template <class Cfg, class D>
 void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using Ops = PoolOps<Cfg>;
   using L = typename Ops::L;
   using T = typename Cfg::Elem;
-  using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
   const size_t H = a.srcH, W = a.srcW, W2 = a.dstW;
   const size_t plane = H * W, srcTotal = a.srcC * plane;
@@ -345,18 +417,7 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   if (!a.scratch->Fits()) return;  // sizing, or too little memory: nothing written
   std::fill(Vr, Vr + span, L());  // no stale lanes, whatever they feed
   if constexpr (!Cfg::isMax) {
-    if (byArea) {
-      // 1 / (row height times column width) (PoolScaleRows; element by
-      // element, with a conversion each, they take as long as the pooling.
-      // bench: BM_Pooling<float>/avg:1/C:3/HW:224/k:3/s:2/p:1/nhwc:0).
-      for (size_t j = 0; j < wUp; ++j) widths[j] = static_cast<L>(left && j == 0 ? 2 : a.kX);
-      PoolScaleRows(d, scales, tableRows, W2, W2, widths, a.kY * a.kX < (size_t{1} << 24),
-                    [&](size_t r) {
-                      return byHeight ? r + 1
-                                      : detail::PoolWindow(r, a.sY, a.pY, a.kY, H).Size();
-                    });
-      std::fill(scales + tableRows * W2, scales + tableRows * W2 + N, L(1));
-    }
+    if (byArea) PoolHalfWidthScales(d, a, left, byHeight, tableRows, W2, wUp, scales, widths);
   }
   // The scales of output row dy (null: the average's one scale).
   const auto rowScalesAt = [&](size_t dy) -> const L* {
@@ -367,46 +428,6 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   const T* const src = a.src;
   T* const dst = a.dst;
   const L scale = static_cast<L>(a.scale);
-  // Any row, its vertical step through the buffer (bounds-checked where a
-  // load would leave src).
-  auto buffered = [&](size_t dc, size_t dy) HWY_ATTR {
-    const detail::PoolWindow wc(dc, a.sC, a.pC, a.kC, a.srcC);
-    PoolNchwColumns<Ops>(d, a, wc, dy, Vr, false);
-    // Lanes from W on (up to `span`, read by the last chunk) only reach
-    // outputs past the row.
-    const size_t o = (dc * a.dstH + dy) * W2;
-    const L* const vr = Vr;
-    const auto vert = [vr, d](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE { return hn::LoadU(d, vr + x); };
-    PoolHalfWidthRow<Ops>(
-        d,
-        [d, vert](size_t x, V& e, V& od) HWY_ATTR SYNETK_LAMBDA_INLINE {
-          PoolSplitColumns(d, vert, x, e, od);
-        },
-        [](size_t) {}, dst + o, dstTotal - o, W2, left, rowScalesAt(dy), scale);
-  };
-  // `count` rows whose windows are `rows` (2 or 3) input rows inside src,
-  // the first at s (PoolHalfWidthDirect).
-  auto direct = [&](size_t rows, const T* s, size_t rowStep, T* out, size_t outStep,
-                    size_t avail, size_t count, const L* rowScales) HWY_ATTR {
-    const auto run = [&](auto x3, auto prefetch) HWY_ATTR {
-      constexpr bool kX3 = decltype(x3)::value, kPrefetch = decltype(prefetch)::value;
-      if (rows == 3) {
-        PoolHalfWidthDirect<Ops, 3, kX3, kPrefetch>(d, s, W, rowStep, out, outStep, avail, count,
-                                                     W2, rowScales, scale);
-      } else {
-        PoolHalfWidthDirect<Ops, 2, kX3, kPrefetch>(d, s, W, rowStep, out, outStep, avail, count,
-                                                     W2, rowScales, scale);
-      }
-    };
-    const bool prefetch = detail::softwarePrefetch;
-    if (left) {
-      prefetch ? run(std::true_type(), std::true_type())
-               : run(std::true_type(), std::false_type());
-    } else {
-      prefetch ? run(std::false_type(), std::true_type())
-               : run(std::false_type(), std::false_type());
-    }
-  };
   // An edge row (its window clipped by the plane or near the end of src):
   // direct when its window has 2 or 3 rows whose loads stay inside src (the
   // first row of 3x3 s2 p1 has 2), else through the buffer.
@@ -416,9 +437,11 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     const size_t o = (dc * a.dstH + dy) * W2;
     const L* const rowScales = rowScalesAt(dy);
     if ((rows == 2 || rows == 3) && at + (rows - 1) * W + span <= srcTotal) {
-      direct(rows, src + at, 0, dst + o, 0, dstTotal - o, 1, rowScales);
+      PoolHalfWidthDirectRows<Ops>(d, rows, left, src + at, W, 0, dst + o, 0, dstTotal - o, 1,
+                                   W2, rowScales, scale);
     } else {
-      buffered(dc, dy);
+      PoolHalfWidthBuffered<Ops>(d, a, dc, dy, Vr, dst + o, dstTotal - o, W2, left, rowScales,
+                                 scale);
     }
   };
   // Output rows [dyLo, dyHi) have windows of kY rows inside the plane.
@@ -438,7 +461,8 @@ void PoolNchwHalfWidth(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
       // Rows whose loads stay inside src.
       const size_t safe =
           at + reach <= srcTotal ? HWY_MIN(dyHi - dyLo, (srcTotal - reach - at) / rowStep + 1) : 0;
-      direct(kY, src + at, rowStep, dst + o, W2, dstTotal - o, safe, scalesInterior);
+      PoolHalfWidthDirectRows<Ops>(d, kY, left, src + at, W, rowStep, dst + o, W2, dstTotal - o,
+                                   safe, W2, scalesInterior, scale);
       dy = dyLo + safe;
     }
     for (; dy < dstH; ++dy) edge(dc, dy);

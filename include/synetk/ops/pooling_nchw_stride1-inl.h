@@ -38,7 +38,7 @@ template <class Cfg>
 inline constexpr bool kPoolStride1Type =
     (Cfg::isMax || PoolOps<Cfg>::kBF16Pairs || std::is_same_v<typename Cfg::Elem, float> ||
      std::is_same_v<typename Cfg::Elem, hwy::float16_t>) &&
-    HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE;
+    SYNETK_HAS_MULTI_LANE && !HWY_HAVE_SCALABLE;
 
 // What every row of one PoolNchwStride1 call shares. Block b of a row is its
 // columns [Bb, Bb + B): fp32, B = N, one vector; bf16, B = 2N, N 32-bit
@@ -416,6 +416,169 @@ HWY_INLINE void PoolStride1Block4(D d, const T* base, size_t pitch, size_t n,
 template <class Layout>
 inline constexpr bool kPoolStride1Fours = Layout::kVectors == 1 || SYNETK_HAS_AVX512;
 
+// What the row groups of one PoolStride1Rows call share: the identity
+// blocks, the block width B and the averages' scales (excludePad: block b's
+// at tab + Bb, else scaleAll). kAhead: the sums and padded blocks of block
+// b + 1 come from step b - 1, so step b's windows wait on nothing it loads
+// (block b + 2), and the loads go out first. Taken where the loads convert
+// (f16 averages) and the target has 32 registers (with 16 it spills); fp32
+// and the maxima run no faster so, and 8-bit maxima slower. bench:
+// BM_Pooling<hwy::float16_t>/avg:1/C:32/HW:64/k:5/s:1/p:2/nhwc:0.
+template <class Layout, size_t kX, size_t kPX, class D, typename T>
+struct PoolStride1Pass {
+  using Block = typename Layout::Block;
+  using Pad = typename Layout::template PadOf<kX, kPX>;
+  static constexpr bool kAhead =
+      kPool32Registers && Layout::kVectors == 1 && sizeof(T) < sizeof(hn::TFromD<D>);
+  D d;
+  size_t B;  // block columns
+  const hn::TFromD<D>* tab;
+  hn::Vec<D> scaleAll;
+  Block empty;   // Layout::Identity
+  Pad emptyPad;  // Layout::IdentityPad, the padded block before the row
+
+  // The padded block b + 1 of a row from its padded block b (prevPad) and
+  // its row blocks b (prev) and b + 1 (cur).
+  HWY_INLINE Pad Padded(const Pad& prevPad, const Block& prev, const Block& cur) const {
+    return Layout::template Padded<kPX, kX>(d, prevPad, prev, cur);
+  }
+  // The outputs of one output row's block b (o = Bb) from its padded blocks
+  // b (cur) and b + 1 (next).
+  HWY_INLINE typename Layout::Out Window(const Pad& cur, const Pad& next, size_t o) const {
+    return Layout::template Window<kX, kPX>(d, cur, next, tab ? tab + o : nullptr, scaleAll);
+  }
+  // One output row's state on to the next block: padded block b + 1 (q)
+  // becomes the current one (pad) and, with kAhead, block b + 2's padded
+  // block comes from the sums of b + 1 (next) and b + 2 (m); without it, m
+  // becomes the row's sums (sums).
+  HWY_INLINE void Advance(Pad& pad, Pad& q, Block& sums, Block& next, const Block& m) const {
+    pad = q;
+    if constexpr (kAhead) {
+      q = Padded(q, next, m);
+      next = m;
+    } else {
+      sums = m;
+    }
+  }
+};
+
+// One group of four output rows of PoolStride1Rows (kRows 4): row j at out
+// + j*dstW, its window's n input rows from base + j*pitch, summed together
+// (PoolStride1Block4); `avail` outputs may be written from out. Row 0's
+// blocks are stored as they come, the first blocks of rows 1-3 last.
+template <class Layout, size_t kX, size_t kPX, class D, typename T>
+HWY_INLINE void PoolStride1FourRows(const PoolStride1Pass<Layout, kX, kPX, D, T>& pass,
+                                    const T* base, size_t pitch, size_t n,
+                                    const PoolStride1Geom& g, T* out, size_t dstW, size_t avail) {
+  using Block = typename Layout::Block;
+  using Pad = typename Layout::template PadOf<kX, kPX>;
+  constexpr bool kAhead = PoolStride1Pass<Layout, kX, kPX, D, T>::kAhead;
+  const D d = pass.d;
+  const Block empty = pass.empty;
+  // Rows 0-3 of the group (PoolStride1Block4).
+  Block r0 = empty, r1 = empty, r2 = empty, r3 = empty;
+  PoolStride1Block4<Layout>(d, base, pitch, n, g, 0, r0, r1, r2, r3);
+  Pad p0 = pass.Padded(pass.emptyPad, empty, r0);
+  Pad p1 = pass.Padded(pass.emptyPad, empty, r1);
+  Pad p2 = pass.Padded(pass.emptyPad, empty, r2);
+  Pad p3 = pass.Padded(pass.emptyPad, empty, r3);
+  auto first1 = Layout::OutZero(d), first2 = first1, first3 = first1;
+  // kAhead (PoolStride1Pass): the sums and padded blocks of block b + 1 (n,
+  // q) from step b - 1.
+  Block n0 = empty, n1 = empty, n2 = empty, n3 = empty;
+  Pad q0 = p0, q1 = p1, q2 = p2, q3 = p3;
+  if constexpr (kAhead) {
+    PoolStride1Block4<Layout>(d, base, pitch, n, g, 1, n0, n1, n2, n3);
+    q0 = pass.Padded(p0, r0, n0);
+    q1 = pass.Padded(p1, r1, n1);
+    q2 = pass.Padded(p2, r2, n2);
+    q3 = pass.Padded(p3, r3, n3);
+  }
+  for (size_t b = 0; b < g.outBlocks; ++b) {
+    Block m0 = empty, m1 = empty, m2 = empty, m3 = empty;
+    PoolStride1Block4<Layout>(d, base, pitch, n, g, b + 1 + kAhead, m0, m1, m2, m3);
+    // (Without kAhead, each padded block comes just before its window:
+    // all four ahead of the windows is slower.)
+    const size_t o = pass.B * b;
+    if constexpr (!kAhead) q0 = pass.Padded(p0, r0, m0);
+    Layout::Store(d, pass.Window(p0, q0, o), out + o, avail - o);
+    if constexpr (!kAhead) q1 = pass.Padded(p1, r1, m1);
+    const auto o1 = pass.Window(p1, q1, o);
+    if constexpr (!kAhead) q2 = pass.Padded(p2, r2, m2);
+    const auto o2 = pass.Window(p2, q2, o);
+    if constexpr (!kAhead) q3 = pass.Padded(p3, r3, m3);
+    const auto o3 = pass.Window(p3, q3, o);
+    if (b == 0) {
+      first1 = o1;
+      first2 = o2;
+      first3 = o3;
+    } else {
+      Layout::Store(d, o1, out + dstW + o, avail - dstW - o);
+      Layout::Store(d, o2, out + 2 * dstW + o, avail - 2 * dstW - o);
+      Layout::Store(d, o3, out + 3 * dstW + o, avail - 3 * dstW - o);
+    }
+    pass.Advance(p0, q0, r0, n0, m0);
+    pass.Advance(p1, q1, r1, n1, m1);
+    pass.Advance(p2, q2, r2, n2, m2);
+    pass.Advance(p3, q3, r3, n3, m3);
+  }
+  Layout::Store(d, first1, out + dstW, avail - dstW);
+  Layout::Store(d, first2, out + 2 * dstW, avail - 2 * dstW);
+  Layout::Store(d, first3, out + 3 * dstW, avail - 3 * dstW);
+}
+
+// One group of kRows (1 or 2) output rows of PoolStride1Rows: rows A and B
+// at out and out + dstW, their windows' n input rows from base and base +
+// pitch (PoolStride1Block); `avail` outputs may be written from out. Row
+// B's first block is stored last.
+template <size_t kRows, class Layout, size_t kX, size_t kPX, class D, typename T>
+HWY_INLINE void PoolStride1OneOrTwoRows(const PoolStride1Pass<Layout, kX, kPX, D, T>& pass,
+                                        const T* base, size_t pitch, size_t n,
+                                        const PoolStride1Geom& g, T* out, size_t dstW,
+                                        size_t avail) {
+  using Block = typename Layout::Block;
+  using Pad = typename Layout::template PadOf<kX, kPX>;
+  constexpr bool kAhead = PoolStride1Pass<Layout, kX, kPX, D, T>::kAhead;
+  const D d = pass.d;
+  const Block empty = pass.empty;
+  // Row blocks b and padded blocks b (padA, padB) of rows A and B. (Every
+  // Block starts as a copy: its implicit default constructor lies outside
+  // the target's attributes, which NEON builds reject.)
+  Block rowA = empty, rowB = empty;
+  PoolStride1Block<Layout, kRows == 2>(d, base, pitch, n, g, 0, rowA, rowB);
+  Pad padA = pass.Padded(pass.emptyPad, empty, rowA), padB = padA;
+  if constexpr (kRows == 2) padB = pass.Padded(pass.emptyPad, empty, rowB);
+  auto firstB = Layout::OutZero(d);
+  // kAhead (PoolStride1Pass): block b + 1's sums (nA, nB) and padded blocks
+  // (qA, qB) from step b - 1.
+  Block nA = empty, nB = empty;
+  Pad qA = padA, qB = padB;
+  if constexpr (kAhead) {
+    PoolStride1Block<Layout, kRows == 2>(d, base, pitch, n, g, 1, nA, nB);
+    qA = pass.Padded(padA, rowA, nA);
+    if constexpr (kRows == 2) qB = pass.Padded(padB, rowB, nB);
+  }
+  for (size_t b = 0; b < g.outBlocks; ++b) {
+    Block mA = empty, mB = empty;
+    PoolStride1Block<Layout, kRows == 2>(d, base, pitch, n, g, b + 1 + kAhead, mA, mB);
+    if constexpr (!kAhead) qA = pass.Padded(padA, rowA, mA);
+    const size_t o = pass.B * b;
+    Layout::Store(d, pass.Window(padA, qA, o), out + o, avail - o);
+    if constexpr (kRows == 2) {
+      if constexpr (!kAhead) qB = pass.Padded(padB, rowB, mB);
+      const auto outB = pass.Window(padB, qB, o);
+      if (b == 0) {
+        firstB = outB;
+      } else {
+        Layout::Store(d, outB, out + dstW + o, avail - dstW - o);
+      }
+      pass.Advance(padB, qB, rowB, nB, mB);
+    }
+    pass.Advance(padA, qA, rowA, nA, mA);
+  }
+  if constexpr (kRows == 2) Layout::Store(d, firstB, out + dstW, avail - dstW);
+}
+
 // `groups` groups of kRows output rows (1, 2 or 4; row j of a group at out
 // + j*dstW, its window's first input row at base + j*pitch, n rows each);
 // group g's input rows lie g*rowStep elements further, its outputs
@@ -429,125 +592,14 @@ HWY_NOINLINE void PoolStride1Rows(D d, const T* base, size_t pitch, size_t n, si
                                   size_t rowStep, const PoolStride1Geom& g,
                                   const hn::TFromD<D>* tab, hn::TFromD<D> scale, T* out,
                                   size_t dstW, size_t outStep, size_t avail) {
-  using Block = typename Layout::Block;
-  using Pad = typename Layout::template PadOf<kX, kPX>;
-  constexpr bool kAhead =
-      kPool32Registers && Layout::kVectors == 1 && sizeof(T) < sizeof(hn::TFromD<D>);
-  const size_t B = Layout::kVectors * hn::Lanes(d);
-  const hn::Vec<D> scaleAll = hn::Set(d, scale);
-  const Block empty = Layout::Identity(d);
-  const Pad emptyPad = Layout::template IdentityPad<kX, kPX>(d);
-  const auto window = [&](const Pad& cur, const Pad& next, size_t o) HWY_ATTR
-                          SYNETK_LAMBDA_INLINE {
-    return Layout::template Window<kX, kPX>(d, cur, next, tab ? tab + o : nullptr, scaleAll);
-  };
-  // One output row's state on to the next block: padded block b + 1 (q)
-  // becomes the current one (pad) and, with kAhead, block b + 2's padded
-  // block comes from the sums of b + 1 (next) and b + 2 (m); without it, m
-  // becomes the row's sums (sums).
-  const auto advance = [&](Pad& pad, Pad& q, Block& sums, Block& next, const Block& m)
-                           HWY_ATTR SYNETK_LAMBDA_INLINE {
-    pad = q;
-    if constexpr (kAhead) {
-      q = Layout::template Padded<kPX, kX>(d, q, next, m);
-      next = m;
-    } else {
-      sums = m;
-    }
-  };
+  const PoolStride1Pass<Layout, kX, kPX, D, T> pass{
+      d, Layout::kVectors * hn::Lanes(d), tab, hn::Set(d, scale), Layout::Identity(d),
+      Layout::template IdentityPad<kX, kPX>(d)};
   for (size_t grp = 0; grp < groups; ++grp, base += rowStep, out += outStep, avail -= outStep) {
     if constexpr (kRows == 4) {
-      // Rows 0-3 of the group (PoolStride1Block4).
-      Block r0 = empty, r1 = empty, r2 = empty, r3 = empty;
-      PoolStride1Block4<Layout>(d, base, pitch, n, g, 0, r0, r1, r2, r3);
-      Pad p0 = Layout::template Padded<kPX, kX>(d, emptyPad, empty, r0);
-      Pad p1 = Layout::template Padded<kPX, kX>(d, emptyPad, empty, r1);
-      Pad p2 = Layout::template Padded<kPX, kX>(d, emptyPad, empty, r2);
-      Pad p3 = Layout::template Padded<kPX, kX>(d, emptyPad, empty, r3);
-      auto first1 = Layout::OutZero(d), first2 = first1, first3 = first1;
-      // kAhead: the sums and padded blocks of block b + 1 (n, q) come from
-      // step b - 1, so step b's windows wait on nothing it loads (block b +
-      // 2), and the loads go out first. Taken where the loads convert (f16
-      // averages) and the target has 32 registers (with 16 it spills); fp32
-      // and the maxima run no faster so, and 8-bit maxima slower. bench:
-      // BM_Pooling<hwy::float16_t>/avg:1/C:32/HW:64/k:5/s:1/p:2/nhwc:0.
-      Block n0 = empty, n1 = empty, n2 = empty, n3 = empty;
-      Pad q0 = p0, q1 = p1, q2 = p2, q3 = p3;
-      if constexpr (kAhead) {
-        PoolStride1Block4<Layout>(d, base, pitch, n, g, 1, n0, n1, n2, n3);
-        q0 = Layout::template Padded<kPX, kX>(d, p0, r0, n0);
-        q1 = Layout::template Padded<kPX, kX>(d, p1, r1, n1);
-        q2 = Layout::template Padded<kPX, kX>(d, p2, r2, n2);
-        q3 = Layout::template Padded<kPX, kX>(d, p3, r3, n3);
-      }
-      for (size_t b = 0; b < g.outBlocks; ++b) {
-        Block m0 = empty, m1 = empty, m2 = empty, m3 = empty;
-        PoolStride1Block4<Layout>(d, base, pitch, n, g, b + 1 + kAhead, m0, m1, m2, m3);
-        // (Without kAhead, each padded block comes just before its window:
-        // all four ahead of the windows is slower.)
-        const size_t o = B * b;
-        if constexpr (!kAhead) q0 = Layout::template Padded<kPX, kX>(d, p0, r0, m0);
-        Layout::Store(d, window(p0, q0, o), out + o, avail - o);
-        if constexpr (!kAhead) q1 = Layout::template Padded<kPX, kX>(d, p1, r1, m1);
-        const auto o1 = window(p1, q1, o);
-        if constexpr (!kAhead) q2 = Layout::template Padded<kPX, kX>(d, p2, r2, m2);
-        const auto o2 = window(p2, q2, o);
-        if constexpr (!kAhead) q3 = Layout::template Padded<kPX, kX>(d, p3, r3, m3);
-        const auto o3 = window(p3, q3, o);
-        if (b == 0) {
-          first1 = o1;
-          first2 = o2;
-          first3 = o3;
-        } else {
-          Layout::Store(d, o1, out + dstW + o, avail - dstW - o);
-          Layout::Store(d, o2, out + 2 * dstW + o, avail - 2 * dstW - o);
-          Layout::Store(d, o3, out + 3 * dstW + o, avail - 3 * dstW - o);
-        }
-        advance(p0, q0, r0, n0, m0);
-        advance(p1, q1, r1, n1, m1);
-        advance(p2, q2, r2, n2, m2);
-        advance(p3, q3, r3, n3, m3);
-      }
-      Layout::Store(d, first1, out + dstW, avail - dstW);
-      Layout::Store(d, first2, out + 2 * dstW, avail - 2 * dstW);
-      Layout::Store(d, first3, out + 3 * dstW, avail - 3 * dstW);
+      PoolStride1FourRows(pass, base, pitch, n, g, out, dstW, avail);
     } else {
-      // Row blocks b and padded blocks b (padA, padB) of rows A and B. (Every
-      // Block starts as a copy: its implicit default constructor lies outside
-      // the target's attributes, which NEON builds reject.)
-      Block rowA = empty, rowB = empty;
-      PoolStride1Block<Layout, kRows == 2>(d, base, pitch, n, g, 0, rowA, rowB);
-      Pad padA = Layout::template Padded<kPX, kX>(d, emptyPad, empty, rowA), padB = padA;
-      if constexpr (kRows == 2) padB = Layout::template Padded<kPX, kX>(d, emptyPad, empty, rowB);
-      auto firstB = Layout::OutZero(d);
-      // kAhead: as above, block b + 1's sums (nA, nB) and padded blocks
-      // (qA, qB) from step b - 1.
-      Block nA = empty, nB = empty;
-      Pad qA = padA, qB = padB;
-      if constexpr (kAhead) {
-        PoolStride1Block<Layout, kRows == 2>(d, base, pitch, n, g, 1, nA, nB);
-        qA = Layout::template Padded<kPX, kX>(d, padA, rowA, nA);
-        if constexpr (kRows == 2) qB = Layout::template Padded<kPX, kX>(d, padB, rowB, nB);
-      }
-      for (size_t b = 0; b < g.outBlocks; ++b) {
-        Block mA = empty, mB = empty;
-        PoolStride1Block<Layout, kRows == 2>(d, base, pitch, n, g, b + 1 + kAhead, mA, mB);
-        if constexpr (!kAhead) qA = Layout::template Padded<kPX, kX>(d, padA, rowA, mA);
-        const size_t o = B * b;
-        Layout::Store(d, window(padA, qA, o), out + o, avail - o);
-        if constexpr (kRows == 2) {
-          if constexpr (!kAhead) qB = Layout::template Padded<kPX, kX>(d, padB, rowB, mB);
-          const auto outB = window(padB, qB, o);
-          if (b == 0) {
-            firstB = outB;
-          } else {
-            Layout::Store(d, outB, out + dstW + o, avail - dstW - o);
-          }
-          advance(padB, qB, rowB, nB, mB);
-        }
-        advance(padA, qA, rowA, nA, mA);
-      }
-      if constexpr (kRows == 2) Layout::Store(d, firstB, out + dstW, avail - dstW);
+      PoolStride1OneOrTwoRows<kRows>(pass, base, pitch, n, g, out, dstW, avail);
     }
   }
 }
@@ -560,6 +612,164 @@ template <class Cfg, class D>
 inline constexpr size_t kPoolStride1MaxX =
     PoolOps<Cfg>::kBF16Pairs ? 7 : (hn::MaxLanes(D()) >= 8 ? 5 : 0);
 
+
+// The blocks of one PoolNchwStride1 call's rows (PoolStride1Geom): W input
+// columns, dstW outputs, B columns per block of N lanes. Column pairs
+// (kPairs, bf16) fill tailMask, which the caller keeps.
+template <bool kPairs>
+inline PoolStride1Geom PoolStride1GeomOf(size_t N, size_t B, size_t W, size_t dstW,
+                                         uint32_t* tailMask) {
+  PoolStride1Geom g;
+  g.outBlocks = (dstW + B - 1) / B;
+  g.loadBlocks = (W + B - 1) / B;
+  g.tailLanes = W - B * (g.loadBlocks - 1);
+  if constexpr (kPairs) {
+    for (size_t i = 0; i < B; ++i) {  // lane i % N of the even (i < N) or odd columns
+      const size_t col = B * (g.loadBlocks - 1) + 2 * (i % N) + i / N;
+      tailMask[i] = col < W ? ~0u : 0u;
+    }
+  }
+  g.tailMask = tailMask;
+  return g;
+}
+
+// excludePad's scales of one PoolNchwStride1 call: per window height h, the
+// outputs' 1 / area, a table of tabLen (bf16: in blocks of B, even then odd
+// outputs, PoolColumnPairs), built when first needed (For). tabs holds kY +
+// 1 tables, the last one for the outputs in order; widths the outputs'
+// clipped widths. Both null without excludePad.
+template <class Cfg, class D>
+struct PoolStride1Scales {
+  using L = typename PoolOps<Cfg>::L;
+  L* tabs;
+  L* widths;
+  size_t tabLen, kY, N, B;
+  bool built[kPoolStride1MaxRows + 1];
+
+  // widths[j]: output j's clipped width (dstW outputs of kX columns padded
+  // by pX over W), 1 past dstW.
+  void SetWidths(size_t dstW, size_t pX, size_t kX, size_t W) {
+    for (size_t j = 0; j < tabLen; ++j) {
+      widths[j] = j < dstW ? static_cast<L>(detail::PoolWindow(j, 1, pX, kX, W).Size()) : L(1);
+    }
+  }
+  // The table of windows of h rows (null without excludePad).
+  const L* For(D d, size_t h) {
+    if (tabs == nullptr) return nullptr;
+    L* tab = tabs + (h - 1) * tabLen;
+    if constexpr (!Cfg::isMax) {
+      if (!built[h]) {
+        L* natural = tabs + kY * tabLen;
+        PoolScaleRows(d, natural, 1, tabLen, tabLen, widths, true, [h](size_t) { return h; });
+        for (size_t b = 0; b < tabLen; b += B) {
+          for (size_t i = 0; i < N; ++i) {
+            if constexpr (PoolOps<Cfg>::kBF16Pairs) {
+              tab[b + i] = natural[b + 2 * i];
+              tab[b + N + i] = natural[b + 2 * i + 1];
+            } else {
+              tab[b + i] = natural[b + i];
+            }
+          }
+        }
+        built[h] = true;
+      }
+    }
+    return tab;
+  }
+};
+
+// What the planes of one PoolNchwStride1 call share: its arguments, blocks
+// and scales, and the copies of rows near the end of src. Output rows [yLo,
+// yEnd) have windows of kY rows inside the plane; with stride 1 they go in
+// fours (kY >= 4, kPoolStride1Fours) or pairs (kY >= 2, `pairs`), straight
+// from src where every row's loads stay inside it; the rows left over one by
+// one (Single).
+template <class Cfg, class D, class Layout>
+struct PoolStride1Planes {
+  using T = typename Cfg::Elem;
+  using L = typename PoolOps<Cfg>::L;
+  D d;
+  const detail::PoolArgs<T>& a;
+  const PoolStride1Geom& g;
+  PoolStride1Scales<Cfg, D>& scales;
+  T* copies;  // kPoolStride1MaxRows rows, span apart
+  size_t span;  // the elements a row's loads read (loadBlocks blocks)
+  size_t plane, srcTotal, dstTotal, yLo, yEnd;
+  bool pairs;
+  L scale;
+
+  // Whether loads of a row starting at src + start stay inside src.
+  bool Safe(size_t start) const { return start + span <= srcTotal; }
+
+  // Output row dy of plane dc on its own: from zero-padded copies of its
+  // window's rows where some row's loads would leave src.
+  template <size_t kX, size_t kPX>
+  void Single(size_t dc, size_t dy) {
+    const size_t W = a.srcW, dstW = a.dstW;
+    const detail::PoolWindow wy(dy, a.sY, a.pY, a.kY, a.srcH);
+    const size_t n = wy.Size(), o = (dc * a.dstH + dy) * dstW;
+    const size_t start = dc * plane + wy.begin * W;
+    const T* base = a.src + start;
+    size_t pitch = W;
+    if (!Safe(start + (n - 1) * W)) {
+      for (size_t i = 0; i < n; ++i) {
+        std::memcpy(static_cast<void*>(copies + i * span), base + i * W, W * sizeof(T));
+        std::memset(static_cast<void*>(copies + i * span + W), 0, (span - W) * sizeof(T));
+      }
+      base = copies;
+      pitch = span;
+    }
+    PoolStride1Rows<Layout, kX, kPX, 1>(d, base, pitch, n, 1, 0, g, scales.For(d, n), scale,
+                                        a.dst + o, dstW, 0, dstTotal - o);
+  }
+
+  // The output rows of plane dc: the clipped ones one by one, the rows from
+  // yLo, their windows' first input row at `first`, in one call (groups
+  // whose loads stay in src): fours, pairs, or else rows one by one.
+  template <size_t kX, size_t kPX>
+  HWY_INLINE void Plane(size_t dc) {
+    const size_t W = a.srcW, kY = a.kY, dstH = a.dstH, dstW = a.dstW;
+    const T* const src = a.src;
+    T* const dst = a.dst;
+    size_t dy = 0;
+    for (; dy < yLo; ++dy) Single<kX, kPX>(dc, dy);
+    if (yEnd > yLo) {
+      const size_t first = dc * plane + (yLo * a.sY - a.pY) * W;
+      const size_t o = (dc * dstH + dy) * dstW;
+      bool fours = false;
+      if constexpr (kPoolStride1Fours<Layout>) fours = pairs && kY >= 4;
+      const size_t step = fours ? 4 : pairs ? 2 : 1;
+      size_t count = (yEnd - yLo) / step;
+      const auto lastRow = [&](size_t groups) {  // of the groups' last window
+        return first + ((groups - 1) * step * a.sY + kY + step - 2) * W;
+      };
+      while (count > 0 && !Safe(lastRow(count))) --count;
+      if (count > 0 && fours) {
+        if constexpr (kPoolStride1Fours<Layout>) {
+          PoolStride1Rows<Layout, kX, kPX, 4>(d, src + first, W, kY, count, 4 * W, g,
+                                              scales.For(d, kY), scale, dst + o, dstW, 4 * dstW,
+                                              dstTotal - o);
+        }
+      } else if (count > 0 && pairs) {
+        PoolStride1Rows<Layout, kX, kPX, 2>(d, src + first, W, kY, count, 2 * W, g,
+                                            scales.For(d, kY), scale, dst + o, dstW, 2 * dstW,
+                                            dstTotal - o);
+      } else if (count > 0) {
+        PoolStride1Rows<Layout, kX, kPX, 1>(d, src + first, W, kY, count, a.sY * W, g,
+                                            scales.For(d, kY), scale, dst + o, dstW, dstW,
+                                            dstTotal - o);
+      }
+      dy += count * step;
+    }
+    for (; dy < dstH; ++dy) Single<kX, kPX>(dc, dy);
+  }
+
+  // Every plane of the call's part.
+  template <size_t kX, size_t kPX>
+  void Run() {
+    for (size_t dc = a.begin; dc < a.end; ++dc) Plane<kX, kPX>(dc);
+  }
+};
 
 // NCHW averages and max with stride 1 along W, straight from src (no row
 // buffer): each block of a window's rows is loaded (bf16 averages: N 32-bit
@@ -583,133 +793,33 @@ void PoolNchwStride1(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     const size_t H = a.srcH, W = a.srcW, plane = H * W, srcTotal = a.srcC * plane;
     const size_t kY = a.kY, pX = a.pX, dstH = a.dstH, dstW = a.dstW;
     const size_t dstTotal = a.end * dstH * dstW;
-    PoolStride1Geom g;
-    g.outBlocks = (dstW + B - 1) / B;
-    g.loadBlocks = (W + B - 1) / B;
-    g.tailLanes = W - B * (g.loadBlocks - 1);
     HWY_ALIGN uint32_t tailMask[2 * kMaxLanes<uint32_t>];
-    if constexpr (kPairs) {
-      for (size_t i = 0; i < B; ++i) {  // lane i % N of the even (i < N) or odd columns
-        const size_t col = B * (g.loadBlocks - 1) + 2 * (i % N) + i / N;
-        tailMask[i] = col < W ? ~0u : 0u;
-      }
-    }
-    g.tailMask = tailMask;
+    const PoolStride1Geom g = PoolStride1GeomOf<kPairs>(N, B, W, dstW, tailMask);
     // Windows with a row whose loads (loadBlocks blocks) leave src read
     // copies of their rows, span apart, zeros past W.
     const size_t span = B * g.loadBlocks;
-    // excludePad: per window height h, the outputs' 1 / area (bf16: in
-    // blocks of even then odd outputs, PoolColumnPairs), built when first
-    // needed.
     const bool byArea = !Cfg::isMax && a.excludePad;
     const size_t tabLen = B * g.outBlocks;
     T* const copies = PoolTake<T>(a, kPoolStride1MaxRows * span);  // (T may be L)
     L* const tabs = byArea ? PoolTake<L>(a, (kY + 1) * tabLen) : nullptr;
     L* const widths = byArea ? PoolTake<L>(a, tabLen) : nullptr;
     if (!a.scratch->Fits()) return;  // sizing, or too little memory: nothing written
-    const T* const src = a.src;
-    const auto safe = [&](size_t start) { return start + span <= srcTotal; };
-    bool built[kPoolStride1MaxRows + 1] = {};
-    if (byArea) {
-      for (size_t j = 0; j < tabLen; ++j) {
-        widths[j] = j < dstW ? static_cast<L>(detail::PoolWindow(j, 1, pX, a.kX, W).Size()) : L(1);
-      }
-    }
-    const auto tabFor = [&](size_t h) -> const L* {
-      if (tabs == nullptr) return nullptr;
-      L* tab = tabs + (h - 1) * tabLen;
-      if constexpr (!Cfg::isMax) {
-        if (!built[h]) {
-          L* natural = tabs + kY * tabLen;
-          PoolScaleRows(d, natural, 1, tabLen, tabLen, widths, true, [h](size_t) { return h; });
-          for (size_t b = 0; b < tabLen; b += B) {
-            for (size_t i = 0; i < N; ++i) {
-              if constexpr (kPairs) {
-                tab[b + i] = natural[b + 2 * i];
-                tab[b + N + i] = natural[b + 2 * i + 1];
-              } else {
-                tab[b + i] = natural[b + i];
-              }
-            }
-          }
-          built[h] = true;
-        }
-      }
-      return tab;
-    };
-    const L scale = static_cast<L>(a.scale);
-    T* const dst = a.dst;
-    // Output rows [yLo, yEnd) have windows of kY rows inside the plane;
-    // with stride 1 they go in fours (kY >= 4, kPoolStride1Fours) or pairs
-    // (kY >= 2), straight from src where every row's loads stay inside it;
-    // the rows left over one by one.
+    PoolStride1Scales<Cfg, D> scales{tabs, widths, tabLen, kY, N, B, {}};
+    if (byArea) scales.SetWidths(dstW, pX, a.kX, W);
     const size_t yLo = HWY_MIN(dstH, (a.pY + a.sY - 1) / a.sY);
     const size_t yEnd = H + a.pY >= kY ? HWY_MIN(dstH, (H + a.pY - kY) / a.sY + 1) : 0;
     const bool pairs = a.sY == 1 && kY >= 2;
+    PoolStride1Planes<Cfg, D, Layout> planes{
+        d, a, g, scales, copies, span, plane, srcTotal, dstTotal, yLo, yEnd, pairs,
+        static_cast<L>(a.scale)};
     // Compile-time kernel width and padding: pX 0 or kX / 2 (PoolIsStride1).
-    const auto run = [&](auto kXc, auto kPXc) HWY_ATTR {
-      constexpr size_t kX = decltype(kXc)::value, kPX = decltype(kPXc)::value;
-      const auto single = [&](size_t dc, size_t dy) HWY_ATTR {
-        const detail::PoolWindow wy(dy, a.sY, a.pY, kY, H);
-        const size_t n = wy.Size(), o = (dc * dstH + dy) * dstW;
-        const size_t start = dc * plane + wy.begin * W;
-        const T* base = src + start;
-        size_t pitch = W;
-        if (!safe(start + (n - 1) * W)) {
-          for (size_t i = 0; i < n; ++i) {
-            std::memcpy(static_cast<void*>(copies + i * span), base + i * W, W * sizeof(T));
-            std::memset(static_cast<void*>(copies + i * span + W), 0, (span - W) * sizeof(T));
-          }
-          base = copies;
-          pitch = span;
-        }
-        PoolStride1Rows<Layout, kX, kPX, 1>(d, base, pitch, n, 1, 0, g, tabFor(n),
-                                                       scale, dst + o, dstW, 0, dstTotal - o);
-      };
-      for (size_t dc = a.begin; dc < a.end; ++dc) {
-        size_t dy = 0;
-        for (; dy < yLo; ++dy) single(dc, dy);
-        if (yEnd > yLo) {
-          // Rows from yLo, their windows' first input row at `first`, in
-          // one call (groups whose loads stay in src): fours, pairs, or else
-          // rows one by one.
-          const size_t first = dc * plane + (yLo * a.sY - a.pY) * W;
-          const size_t o = (dc * dstH + dy) * dstW;
-          bool fours = false;
-          if constexpr (kPoolStride1Fours<Layout>) fours = pairs && kY >= 4;
-          const size_t step = fours ? 4 : pairs ? 2 : 1;
-          size_t count = (yEnd - yLo) / step;
-          const auto lastRow = [&](size_t groups) {  // of the groups' last window
-            return first + ((groups - 1) * step * a.sY + kY + step - 2) * W;
-          };
-          while (count > 0 && !safe(lastRow(count))) --count;
-          if (count > 0 && fours) {
-            if constexpr (kPoolStride1Fours<Layout>) {
-              PoolStride1Rows<Layout, kX, kPX, 4>(d, src + first, W, kY, count, 4 * W, g,
-                                                  tabFor(kY), scale, dst + o, dstW, 4 * dstW,
-                                                  dstTotal - o);
-            }
-          } else if (count > 0 && pairs) {
-            PoolStride1Rows<Layout, kX, kPX, 2>(d, src + first, W, kY, count, 2 * W,
-                                                          g, tabFor(kY), scale, dst + o, dstW,
-                                                          2 * dstW, dstTotal - o);
-          } else if (count > 0) {
-            PoolStride1Rows<Layout, kX, kPX, 1>(d, src + first, W, kY, count,
-                                                           a.sY * W, g, tabFor(kY), scale,
-                                                           dst + o, dstW, dstW, dstTotal - o);
-          }
-          dy += count * step;
-        }
-        for (; dy < dstH; ++dy) single(dc, dy);
-      }
-    };
     PoolWithTapCount(a.kX, [&](auto kXc) HWY_ATTR {
       constexpr size_t kX = decltype(kXc)::value;
       if constexpr (kX <= kPoolStride1MaxX<Cfg, D>) {
         if (pX == 0) {
-          run(kXc, std::integral_constant<size_t, 0>());
+          planes.template Run<kX, 0>();
         } else {
-          run(kXc, std::integral_constant<size_t, kX / 2>());
+          planes.template Run<kX, kX / 2>();
         }
       }
     });

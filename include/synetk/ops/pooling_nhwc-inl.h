@@ -485,8 +485,8 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a, const detail::
     }
     PoolNhwcVertical(d, k, a, wy);
     const size_t base = dy * rowOut;
-#if SYNETK_IS_X86_AVX2
-    if constexpr (sizeof(L) == 4) {
+#if SYNETK_HAS_MULTI_LANE
+    if constexpr (sizeof(L) == 4 && hn::MaxLanes(D()) == 8) {  // (PoolRowsPixelPairs)
       if (rows == PoolRowKind::kPixelPairs) {
         const L* sc = PoolNhwcScales(d, k, a, wy.Size(), scalesRows);
         PoolWithTaps23(k.kX, [&](auto taps) HWY_ATTR {
@@ -498,7 +498,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a, const detail::
       }
     }
 #endif
-#if HWY_TARGET != HWY_SCALAR
+#if SYNETK_HAS_MULTI_LANE
     if (rows == PoolRowKind::kStrided) {
       const L* sc = PoolNhwcScales(d, k, a, wy.Size(), scalesRows);
       PoolWithTaps23(k.kX, [&](auto taps) HWY_ATTR {

@@ -39,7 +39,7 @@ HWY_INLINE void PoolWithTaps23(size_t kX, const F& f) {
   }
 }
 
-#if HWY_TARGET != HWY_SCALAR  // (no UpperHalf; not taken on 1-lane vectors)
+#if SYNETK_HAS_MULTI_LANE  // (no UpperHalf; not taken on 1-lane vectors)
 // The keys of PoolNhwcStridedRow's max as elements' bits (16-bit floats'
 // keys map back; the integers are their own).
 template <class Ops, class D>
@@ -116,9 +116,9 @@ HWY_NOINLINE void PoolNhwcStridedRow(D d, const typename Ops::L* HWY_RESTRICT R,
 }
 #endif
 
-#if SYNETK_IS_X86_AVX2
-// NHWC bf16/f16 averages of 3 or 4 channels with strideX >= 2 on AVX2's 8
-// fp32 lanes, where a chunk of PoolNhwcPickRow holds 2 output pixels but
+#if SYNETK_HAS_MULTI_LANE
+// NHWC bf16/f16 averages of 3 or 4 channels with strideX >= 2 on 8 fp32
+// lanes (AVX2's vectors, where the planner takes it: PoolRowsPixelPairs), where a chunk of PoolNhwcPickRow holds 2 output pixels but
 // takes kX two-table permutations (two vpermps and a blend each): each 128-bit
 // half holds one output pixel, whose taps are 4-lane loads from the padded
 // row's vertical step R (pixel p's window from R + p*sX*C on), and one

@@ -53,7 +53,7 @@ template <class Ops, class D>
 HWY_INLINE hn::Vec<D> PoolPair2(D d, hn::Vec<D> a0, hn::Vec<D> a1, hn::Vec<D> b0,
                                 hn::Vec<D> b1) {
   const hn::Vec<D> A = Ops::Combine(a0, a1), B = Ops::Combine(b0, b1);
-#if HWY_TARGET == HWY_SCALAR
+#if !SYNETK_HAS_MULTI_LANE
   (void)d;
   return PoolPairFinish<Ops>(Ops::Combine(A, B));
 #else
@@ -82,30 +82,26 @@ HWY_INLINE size_t PoolPairsPacked8(const L* src, size_t W, size_t pairs, size_t 
     even[l] = static_cast<uint8_t>(at);
     odd[l] = static_cast<uint8_t>(out < outStep ? at + 1 : 0);
   }
-  const __m512i iEven = _mm512_load_si512(even), iOdd = _mm512_load_si512(odd);
-  const __mmask32 keep = static_cast<__mmask32>((uint64_t{1} << outStep) - 1);
+  const hn::Full512<L> d;
+  const hn::Half<decltype(d)> dh;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const auto iEven = hn::Load(du, even), iOdd = hn::Load(du, odd);
+  const auto keep = hn::FirstN(dh, outStep);
   size_t p = 0;
   for (; p + P <= pairs && 2 * p * W + 128 <= srcLeft; p += P) {
     const L* s = src + 2 * p * W;
-    const __m512i x0 = _mm512_loadu_si512(s), x1 = _mm512_loadu_si512(s + 64);
-    const __m512i a = _mm512_permutex2var_epi8(x0, iEven, x1);
-    const __m512i b = _mm512_permutex2var_epi8(x0, iOdd, x1);
-    __m256i m;
-    if constexpr (std::is_signed_v<L>) {
-      const __m512i rows = _mm512_max_epi8(a, b);
-      m = _mm256_max_epi8(_mm512_castsi512_si256(rows), _mm512_extracti64x4_epi64(rows, 1));
-    } else {
-      const __m512i rows = _mm512_max_epu8(a, b);
-      m = _mm256_max_epu8(_mm512_castsi512_si256(rows), _mm512_extracti64x4_epi64(rows, 1));
-    }
-    _mm256_mask_storeu_epi8(dst + p * W2, keep, m);
+    const auto x0 = hn::LoadU(d, s), x1 = hn::LoadU(d, s + 64);
+    const auto rows = hn::Max(PoolTwoTables(d, x0, x1, iEven), PoolTwoTables(d, x0, x1, iOdd));
+    const auto m = hn::Max(hn::LowerHalf(dh, rows), hn::UpperHalf(dh, rows));
+    hn::BlendedStore(m, keep, dh, dst + p * W2);
   }
   return p;
 }
 #endif
 
-#if SYNETK_HAS_AVX512
-// 16/32-bit row pairs of W <= N columns, two pairs per step: the vertical
+#if SYNETK_HAS_MULTI_LANE
+// 16/32-bit row pairs of W <= N columns, two pairs per step (where
+// kPoolPairsTwoAtOnce): the vertical
 // steps A (pair p) and B (pair p + 1) have their even columns gathered into
 // lanes {A's, then B's} and their odd columns likewise, so that one
 // combination gives both pairs' W/2 outputs, contiguous. (One pair per
@@ -199,7 +195,7 @@ void PoolNchwPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     for (size_t p = p0; p < p1; ++p) {
       const size_t i0 = 2 * p * W, o0 = p * W2;
       if (single) {
-#if HWY_TARGET != HWY_SCALAR
+#if SYNETK_HAS_MULTI_LANE
         const V A = Ops::Combine(ld(i0), ld(i0 + W));
         if constexpr (sizeof(typename Ops::L) == 1) {
           // 8-bit max: adjacent bytes are the halves of 16-bit lanes.
@@ -261,14 +257,14 @@ void PoolNchwPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
     if (W <= 32) done = PoolPairsPacked8(src, W, pairs, srcLeft, dst);
   }
 #endif
-#if SYNETK_HAS_AVX512
-  if constexpr (sizeof(typename Ops::L) >= 2) {
+#if SYNETK_HAS_MULTI_LANE
+  if constexpr (kPoolPairsTwoAtOnce && sizeof(typename Ops::L) >= 2) {
     if (single) done = PoolPairsTwoAtOnce<Ops>(d, src, W, pairs, srcLeft, dst, outs);
   }
 #endif
   // Pairs whose loads stay inside src take plain loads.
   const size_t safe = srcLeft >= reach ? HWY_MIN(pairs, (srcLeft - reach) / (2 * W) + 1) : 0;
-  if (!single && W <= 2 * N && HWY_TARGET != HWY_SCALAR) {
+  if (!single && W <= 2 * N && SYNETK_HAS_MULTI_LANE) {
     PoolPairsNarrow<Ops>(d, src, W, done, HWY_MAX(done, safe), dst, outs);
     done = HWY_MAX(done, safe);
   }

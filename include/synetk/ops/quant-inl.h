@@ -1085,6 +1085,8 @@ HWY_INLINE void ShuffleNhwcChunks(const detail::ShuffleArgs& a, const RowRequant
 // k (0 or 1) comes from input A (src0) or B (src1):
 //   type 0: X[2j + k], X = A ++ B (A has C0 channels);
 //   type 1: Y[j + k*C0], Y[2i] = A[i], Y[2i + 1] = B[i].
+// Partial vectors take MaskedLoad and BlendedStore, which on AVX-512 touch no
+// byte outside the mask.
 
 // kPermuteGroups: pixels of at most 64 bytes in every tensor, in groups of
 // P pixels: one (masked) vector per input and output and one permute per

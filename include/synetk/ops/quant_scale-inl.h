@@ -271,7 +271,7 @@ constexpr size_t kScaleNhwcBlockPixels = 64;   // and at most this many pixels
 // NaN, nor on SCALAR (the planner's chunks are four fp32 vectors:
 // 2 * Lanes(int16)).
 template <bool kNaN>
-inline constexpr bool kScalePlannable = !kNaN && HWY_TARGET != HWY_SCALAR;
+inline constexpr bool kScalePlannable = !kNaN && SYNETK_HAS_MULTI_LANE;
 
 // Whether the plans' arrays hold this target's chunks and the call's channels.
 HWY_INLINE bool ScalePlanFits(size_t channels) {
