@@ -545,6 +545,23 @@ HWY_INLINE void RequantRowsWith(DF df, const RowRequant& op, const uint8_t* src,
       }
       return;
     }
+    // Longer rows of part vectors (NCHW planes such as 7x7 = 49 bytes): the
+    // last vector ends at the row's end, overlapping the one before it, and
+    // writes some bytes again with the same values (each output byte depends
+    // on its input byte alone, and outputs never overlap inputs), in place
+    // of FixedRow's narrower and buffered tails. bench:
+    // BM_QuantVsSimd/fn:5/C:512/HW:49/nhwc:0 on AVX2.
+    if (n > L) {
+      for (size_t r = 0; r < rows; ++r) {
+        const uint8_t* s = src + r * srcStride;
+        uint8_t* d = dst + r * dstStride;
+        for (size_t i = 0; i + L < n; i += L) {
+          hn::StoreU(FixedBlockBytes(hn::LoadU(d8, s + i), plan), d8, d + i);
+        }
+        hn::StoreU(FixedBlockBytes(hn::LoadU(d8, s + n - L), plan), d8, d + n - L);
+      }
+      return;
+    }
     // Contiguous rows of 16 or 32 bytes, shorter than the vector, go several
     // to a vector rather than row by row (AVX2 takes it for 16-byte rows).
     // bench: BM_QuantConcat/C:64/HW:3136/nhwc:1.
