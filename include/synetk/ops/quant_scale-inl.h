@@ -186,6 +186,30 @@ HWY_INLINE void ScaleNchwTables(const detail::ScaleArgs& a, const ScaleParams& k
   }
 }
 
+// ScaleRow for rows of more than four vectors but not of whole ones (NCHW
+// planes such as 7x7 = 49 bytes): the last four vectors end at the row's end
+// and overlap the ones before, rewriting some bytes with the same values, in
+// place of the tail's single vectors and buffered partial ones. Their input
+// bytes are kept before any store, for dst == src. bench:
+// BM_QuantVsSimd/fn:3/C:512/HW:49/nhwc:0 on AVX2.
+template <bool kHasBias, bool kNaN, bool kClamp4, class DF>
+HWY_INLINE void ScaleRowOverlapped(DF df, const uint8_t* src, size_t n, hn::Vec<DF> sc,
+                                   hn::Vec<DF> bi, const ScaleParams& k, const QuantizeParams& q,
+                                   uint8_t* dst) {
+  const hn::RebindToSigned<DF> di;
+  const hn::Repartition<uint8_t, DF> d8;  // 4 * N lanes
+  const size_t N = hn::Lanes(df);
+  HWY_ALIGN uint8_t last[kMaxLanes<uint8_t>];
+  hn::Store(hn::LoadU(d8, src + n - 4 * N), d8, last);
+  const auto at = [&](const uint8_t* p) HWY_ATTR {
+    return ScaleValues<kHasBias, kNaN, kClamp4>(df, LoadQ(di, p), sc, bi, k, q);
+  };
+  for (size_t s = 0; s + 4 * N <= n; s += 4 * N) {
+    StoreQ4(di, at(src + s), at(src + s + N), at(src + s + 2 * N), at(src + s + 3 * N), dst + s);
+  }
+  StoreQ4(di, at(last), at(last + N), at(last + 2 * N), at(last + 3 * N), dst + n - 4 * N);
+}
+
 // One channel's row of n bytes in the per-byte fp32 formula, four vectors
 // per step (the only store that may leave the clamping to saturation:
 // kClamp4).
@@ -198,6 +222,12 @@ HWY_INLINE void ScaleRow(DF df, const uint8_t* src, size_t n, hn::Vec<DF> sc, hn
     return ScaleValues<kHasBias, kNaN, kClamp4>(df, LoadQ(di, src + s), sc, bi, k, q);
   };
   size_t s = 0;
+  using D8 = hn::Repartition<uint8_t, DF>;  // 4 * N lanes
+  if constexpr (SYNETK_HAS_MULTI_LANE && hn::MaxLanes(D8()) == 4 * hn::MaxLanes(DF())) {
+    if (n > 4 * N && n % (4 * N) != 0) {
+      return ScaleRowOverlapped<kHasBias, kNaN, kClamp4>(df, src, n, sc, bi, k, q, dst);
+    }
+  }
   for (; s + 4 * N <= n; s += 4 * N) {
     StoreQ4(di, at(s), at(s + N), at(s + 2 * N), at(s + 3 * N), dst + s);
   }
