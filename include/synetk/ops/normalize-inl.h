@@ -623,20 +623,71 @@ HWY_INLINE hn::Vec<DF> LoadChannels(DF df, const T* row, size_t n) {
   return n == hn::Lanes(df) ? LoadF32(df, row) : LoadF32Partial(df, row, n);
 }
 
-// NHWC column sums of squares: tot[c] = sum over s of x[s, c]^2. One vector
-// of channels at a time walks a group of kNormPositionGroup pixels (in L1)
-// with two register accumulators; group sums are added into tot with Kahan
-// compensation (comp). tot, comp: C floats each.
+// Adds a group sum g (channels [c, c + n)) into tot with Kahan compensation
+// (comp).
+template <class DF>
+HWY_INLINE void ColumnAddKahan(DF df, hn::Vec<DF> g, float* tot, float* comp, size_t c,
+                               size_t n) {
+  const auto t = LoadParam(df, tot + c, n);
+  const auto y = hn::Sub(g, LoadParam(df, comp + c, n));
+  const auto u = hn::Add(t, y);
+  StoreFloats(df, hn::Sub(hn::Sub(u, t), y), comp + c, n);
+  StoreFloats(df, u, tot + c, n);
+}
+
+// Pixels [s0, s1) of two whole vectors of channels from c, each with its own
+// two accumulators (even and odd pixels) as ColumnSquares has for one, so the
+// sums are the same: a pass reads both vectors of a pixel, where one vector
+// per pass fetches each cache line of the group from L2 twice when a line
+// holds two vectors (AVX2). bench: BM_NormalizeVsSimd/version:4/C:256/HW:784/nhwc:1
+// on AVX2.
+template <typename T, class DF>
+HWY_INLINE void ColumnSquaresPair(DF df, const T* src, size_t C, size_t s0, size_t s1, size_t c,
+                                  float* tot, float* comp) {
+  using V = hn::Vec<DF>;
+  const size_t N = hn::Lanes(df);
+  V a0 = hn::Zero(df), b0 = a0, a1 = a0, b1 = a0;
+  const T* p = src + s0 * C + c;
+  size_t s = s0;
+  for (; s + 2 <= s1; s += 2, p += 2 * C) {
+    const V x0 = LoadF32(df, p), x1 = LoadF32(df, p + C);
+    const V y0 = LoadF32(df, p + N), y1 = LoadF32(df, p + C + N);
+    a0 = hn::MulAdd(x0, x0, a0);
+    b0 = hn::MulAdd(x1, x1, b0);
+    a1 = hn::MulAdd(y0, y0, a1);
+    b1 = hn::MulAdd(y1, y1, b1);
+  }
+  if (s < s1) {
+    const V x0 = LoadF32(df, p), y0 = LoadF32(df, p + N);
+    a0 = hn::MulAdd(x0, x0, a0);
+    a1 = hn::MulAdd(y0, y0, a1);
+  }
+  ColumnAddKahan(df, hn::Add(a0, b0), tot, comp, c, N);
+  ColumnAddKahan(df, hn::Add(a1, b1), tot, comp, c + N, N);
+}
+
+// NHWC column sums of squares: tot[c] = sum over s of x[s, c]^2. Vectors of
+// channels walk a group of kNormPositionGroup pixels with two register
+// accumulators each (ColumnSquaresPair: two vectors at a time);
+// group sums are added into tot with Kahan compensation (comp). tot, comp: C
+// floats each.
 template <typename T, class DF>
 HWY_INLINE void ColumnSquares(DF df, const T* src, size_t C, size_t S, float* tot,
                               float* comp) {
   using V = hn::Vec<DF>;
   const size_t N = hn::Lanes(df);
+  // Pairs of vectors where a 64-byte line holds more than one (fixed widths).
+  constexpr bool kPairs = !HWY_HAVE_SCALABLE && hn::MaxLanes(DF()) * sizeof(float) < 64 &&
+                          hn::MaxLanes(DF()) > 1;
   std::fill(tot, tot + C, 0.0f);
   std::fill(comp, comp + C, 0.0f);
   for (size_t s0 = 0; s0 < S; s0 += kNormPositionGroup) {
     const size_t s1 = std::min(S, s0 + kNormPositionGroup);
-    for (size_t c = 0; c < C; c += N) {
+    size_t c = 0;
+    if constexpr (kPairs) {
+      for (; c + 2 * N <= C; c += 2 * N) ColumnSquaresPair(df, src, C, s0, s1, c, tot, comp);
+    }
+    for (; c < C; c += N) {
       const size_t n = std::min(N, C - c);
       const T* p = src + s0 * C + c;
       V a = hn::Zero(df), b = hn::Zero(df);
@@ -650,11 +701,7 @@ HWY_INLINE void ColumnSquares(DF df, const T* src, size_t C, size_t S, float* to
         const V x0 = LoadChannels(df, p, n);
         a = hn::MulAdd(x0, x0, a);
       }
-      const V t = LoadParam(df, tot + c, n);
-      const V y = hn::Sub(hn::Add(a, b), LoadParam(df, comp + c, n));
-      const V u = hn::Add(t, y);
-      StoreFloats(df, hn::Sub(hn::Sub(u, t), y), comp + c, n);
-      StoreFloats(df, u, tot + c, n);
+      ColumnAddKahan(df, hn::Add(a, b), tot, comp, c, n);
     }
   }
 }
