@@ -55,8 +55,8 @@ TEST_CASE("fused type 9's planner picks the NHWC path", "[fused][plan]") {
        Fused9Path::kPixelGroups},
       {"AVX2, whole vectors beyond the cache, 2 KiB pixels: one at a time", 256, 256, false,
        avx2F32, Fused9Path::kPixels},
-      {"AVX2, whole vectors beyond the cache, 512-byte pixels: blocks", 64, 64, false, avx2F32,
-       Fused9Path::kBlocks},
+      {"AVX2, whole vectors beyond the cache, 512-byte pixels: one at a time", 64, 64, false, avx2F32,
+       Fused9Path::kPixels},
       {"AVX2, partial vectors: blocks", 36, 44, true, avx2F32, Fused9Path::kBlocks},
       {"AVX2 bf16 pairs: blocks, not groups", 64, 64, true, avx2Bf16, Fused9Path::kBlocks},
       {"SSE4, 4 vectors each: in registers", 16, 16, true, sse4F32, Fused9Path::kInRegisters},
@@ -71,6 +71,31 @@ TEST_CASE("fused type 9's planner picks the NHWC path", "[fused][plan]") {
   }
   CHECK(synetk::detail::PixelBlockOf(64, 4) == 64);  // 256-byte pixels, 16 KiB blocks
   CHECK(synetk::detail::PixelBlockOf(256, 4) == 1);
+}
+
+TEST_CASE("fused type 9's planner reads beyond the cache pixel by pixel", "[fused][plan]") {
+  const Fused9Caps avx512F32 = Caps(16, 4, false), avx2F32 = Caps(8, 4, true);
+  const Fused9Caps sse4F32 = Caps(4, 4, true), avx2Bf16 = Caps(8, 2, false);
+  struct Case {
+    const char* why;
+    size_t C0, C1;
+    Fused9Caps caps;
+    Fused9Path path;
+  };
+  const Case cases[] = {
+      {"AVX2, 4 vectors each: pixels, not in registers", 32, 32, avx2F32, Fused9Path::kPixels},
+      {"AVX2, 512-byte pixels: pixels, not blocks", 64, 64, avx2F32, Fused9Path::kPixels},
+      {"AVX2, one input of 3 vectors: pixels", 24, 8, avx2F32, Fused9Path::kPixels},
+      {"AVX2, 2 vectors each: still in registers", 16, 16, avx2F32, Fused9Path::kInRegisters},
+      {"SSE4, 4 vectors each: pixels", 16, 16, sse4F32, Fused9Path::kPixels},
+      {"AVX-512: whole lines per vector, blocks", 80, 80, avx512F32,
+       Fused9Path::kBlocks},
+      {"bf16 on AVX2: blocks", 64, 64, avx2Bf16, Fused9Path::kBlocks},
+  };
+  for (const Case& c : cases) {
+    INFO(c.why);
+    CHECK(std::string(Name(PlanFused9Nhwc(c.C0, c.C1, false, c.caps))) == Name(c.path));
+  }
 }
 
 }  // namespace
