@@ -1,6 +1,6 @@
 // Copyright synetk authors. SPDX-License-Identifier: MIT
-// The target-specific primitives of detail/quant_ops-inl.h and
-// detail/pool_ops-inl.h on every target:
+// The target-specific primitives of detail/quant_ops-inl.h,
+// detail/pool_ops-inl.h and detail/two_tables-inl.h on every target:
 // each one's per-target body and its generic body against a scalar
 // reference written from the primitive's contract (so a body that agrees
 // with the other but not with the contract fails too). This TU compiles the
@@ -20,6 +20,7 @@
 #include <hwy/highway.h>
 
 #include "synetk/detail/pool_ops-inl.h"
+#include "synetk/detail/two_tables-inl.h"
 #include "synetk/detail/quant_ops-inl.h"
 
 #ifndef SYNETK_TEST_PRIMITIVES_ONCE_
@@ -154,7 +155,7 @@ void CheckNearestOrMin(std::mt19937& rng, Failures& f) {
   }
 }
 
-// PackBlocksU8 and PackBlocksU8Except (and their generic bodies): per
+// PackBlocks<uint8_t> and PackBlocksU8Except (and their generic bodies): per
 // 128-bit block, lo's 8 lanes then hi's, saturated to 0..255.
 template <class D16>
 void CheckPackBlocks(D16 d16, std::mt19937& rng, Failures& f) {
@@ -180,8 +181,8 @@ void CheckPackBlocks(D16 d16, std::mt19937& rng, Failures& f) {
         f.Expect(got[i] == w, what, i, got[i], w);
       }
     };
-    check("PackBlocksU8", sk::PackBlocksU8(d16, lo, hi), false);
-    check("PackBlocksU8Generic", sk::PackBlocksU8Generic(d16, lo, hi), false);
+    check("PackBlocks<uint8_t>", sk::PackBlocks<uint8_t>(d16, lo, hi), false);
+    check("PackBlocksGeneric<uint8_t>", sk::PackBlocksGeneric<uint8_t>(d16, lo, hi), false);
     const auto vex = hn::Set(d8, ex), vey = hn::Set(d8, ey);
     check("PackBlocksU8Except", sk::PackBlocksU8Except(d16, lo, hi, xv, vex, vey), true);
     check("PackBlocksU8ExceptGeneric", sk::PackBlocksU8ExceptGeneric(d16, lo, hi, xv, vex, vey),
@@ -236,14 +237,13 @@ void CheckStoreBF16Pair(std::mt19937& rng, Failures& f) {
 void CheckBytePermutes(std::mt19937& rng, Failures& f) {
   const hn::ScalableTag<uint8_t> d8;
   const size_t L = hn::Lanes(d8);
-  std::vector<uint8_t> a(L), b(L), idx(L), got(L);
+  std::vector<uint8_t> a(L), idx(L), got(L);
   for (int rep = 0; rep < 100; ++rep) {
     for (size_t i = 0; i < L; ++i) {
       a[i] = static_cast<uint8_t>(rng());
-      b[i] = static_cast<uint8_t>(rng());
       idx[i] = static_cast<uint8_t>(rng());
     }
-    const auto va = hn::LoadU(d8, a.data()), vb = hn::LoadU(d8, b.data());
+    const auto va = hn::LoadU(d8, a.data());
     const auto vi = hn::LoadU(d8, idx.data());
     const auto one = [&](const char* what, hn::Vec<decltype(d8)> y) {
       hn::StoreU(y, d8, got.data());
@@ -251,16 +251,6 @@ void CheckBytePermutes(std::mt19937& rng, Failures& f) {
     };
     one("PermuteBytes", sk::PermuteBytes(d8, va, vi));
     one("PermuteBytesGeneric", sk::PermuteBytesGeneric(d8, va, vi));
-    const auto two = [&](const char* what, hn::Vec<decltype(d8)> y) {
-      hn::StoreU(y, d8, got.data());
-      for (size_t i = 0; i < L; ++i) {
-        const size_t k = idx[i] % (2 * L);
-        const uint8_t w = k < L ? a[k] : b[k - L];
-        f.Expect(got[i] == w, what, i, got[i], w);
-      }
-    };
-    two("PermuteTwoBytes", sk::PermuteTwoBytes(d8, va, vi, vb));
-    two("PermuteTwoBytesGeneric", sk::PermuteTwoBytesGeneric(d8, va, vi, vb));
     if constexpr (hn::MaxLanes(decltype(d8)()) >= 16) {
       const auto halves = [&](const char* what, hn::Vec<decltype(d8)> y) {
         hn::StoreU(y, d8, got.data());
@@ -303,7 +293,7 @@ void CheckShiftIns(D d, std::mt19937& rng, Failures& f) {
   if constexpr (kN >= 2) CheckShiftIn<kN - 1>(d, rng, f);
 }
 
-// PoolTwoTables (and the generic body): lanes idx[i] of {a, b}.
+// TwoTables (and the generic body): lanes idx[i] of {a, b}.
 template <class D>
 void CheckTwoTables(D d, std::mt19937& rng, Failures& f) {
   using T = hn::TFromD<D>;
@@ -317,11 +307,11 @@ void CheckTwoTables(D d, std::mt19937& rng, Failures& f) {
     for (auto& x : idx) x = static_cast<U>(rng() % (2 * N));
     const auto a = hn::LoadU(d, t.data()), b = hn::LoadU(d, t.data() + N);
     const auto vi = hn::LoadU(du, idx.data());
-    hn::StoreU(sk::PoolTwoTables(d, a, b, vi), d, got.data());
-    for (size_t i = 0; i < N; ++i) f.Expect(got[i] == t[idx[i]], "PoolTwoTables", i, got[i], t[idx[i]]);
-    hn::StoreU(sk::PoolTwoTablesGeneric(d, a, b, vi), d, got.data());
+    hn::StoreU(sk::TwoTables(d, a, b, vi), d, got.data());
+    for (size_t i = 0; i < N; ++i) f.Expect(got[i] == t[idx[i]], "TwoTables", i, got[i], t[idx[i]]);
+    hn::StoreU(sk::TwoTablesGeneric(d, a, b, vi), d, got.data());
     for (size_t i = 0; i < N; ++i) {
-      f.Expect(got[i] == t[idx[i]], "PoolTwoTablesGeneric", i, got[i], t[idx[i]]);
+      f.Expect(got[i] == t[idx[i]], "TwoTablesGeneric", i, got[i], t[idx[i]]);
     }
   }
 }

@@ -1,6 +1,6 @@
 // Copyright synetk authors. SPDX-License-Identifier: MIT
-// Pooling's lane primitives: a window's tap from two vectors (PoolShiftIn)
-// and a two-table lane permutation (PoolTwoTables). Each has a generic body
+// Pooling's lane primitive: a window's tap from two vectors (PoolShiftIn),
+// and kPoolPairsTwoAtOnce. PoolShiftIn has a generic body
 // (the ...Generic functions, compiled for every target) beside the
 // per-target ones, which give the same lanes; tests/primitives_test.cc checks
 // them against a scalar reference on every target. Re-included once per
@@ -20,6 +20,7 @@
 
 #include "synetk/detail/abi.h"
 #include "synetk/detail/elements-inl.h"
+#include "synetk/detail/two_tables-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 SYNETK_NAMESPACE_BEGIN
@@ -89,74 +90,11 @@ HWY_INLINE hn::Vec<D> PoolShiftIn(D d, hn::Vec<D> lo, hn::Vec<D> hi) {
   }
 }
 
-// ---- PoolTwoTables: lanes idx[i] of the 2N lanes {a, b} (lanes of a first) -----
-// Whether PoolTwoTables is fast for lanes of type L on this target: vpermt2b
-// (VBMI), vpermt2w / vpermt2d on AVX-512, two vpermps and a blend on AVX2.
-// The paths that rely on it run only where it is.
-template <typename L>
-inline constexpr bool kPoolHasTwoTables =
-#if SYNETK_HAS_VBMI_PERMUTE
-    true;
-#elif SYNETK_HAS_AVX512
-    sizeof(L) >= 2;
-#elif SYNETK_IS_X86_AVX2
-    sizeof(L) == 4;
-#else
-    false;
-#endif
-
 // NCHW 2x2 pooling of 16/32-bit rows of at most N columns takes two row
-// pairs per vector through two PoolTwoTables (vpermt2w / vpermt2d) on
+// pairs per vector through two TwoTables (vpermt2w / vpermt2d) on
 // AVX-512; elsewhere one pair per vector is as fast. bench:
 // BM_Pooling<hwy::bfloat16_t>/avg:0/C:256/HW:28/k:2/s:2/p:0/nhwc:0.
 inline constexpr bool kPoolPairsTwoAtOnce = SYNETK_HAS_AVX512;
-
-template <class D>
-HWY_INLINE hn::Vec<D> PoolTwoTablesGeneric(D d, hn::Vec<D> a, hn::Vec<D> b,
-                                           hn::Vec<hn::RebindToUnsigned<D>> idx) {
-  using T = hn::TFromD<D>;
-  using U = hn::TFromD<hn::RebindToUnsigned<D>>;
-  const hn::RebindToUnsigned<D> du;
-  const size_t N = hn::Lanes(d);
-  HWY_ALIGN T t[2 * kMaxLanes<T>], out[kMaxLanes<T>];
-  HWY_ALIGN U x[kMaxLanes<U>];
-  hn::Store(a, d, t);
-  hn::Store(b, d, t + N);
-  hn::Store(idx, du, x);
-  for (size_t i = 0; i < N; ++i) out[i] = t[x[i] % (2 * N)];
-  return hn::Load(d, out);
-}
-
-template <class D>
-HWY_INLINE hn::Vec<D> PoolTwoTables(D d, hn::Vec<D> a, hn::Vec<D> b,
-                                    hn::Vec<hn::RebindToUnsigned<D>> idx) {
-  const hn::RebindToUnsigned<D> du;
-#if SYNETK_HAS_AVX512
-  if constexpr (kPoolHasTwoTables<hn::TFromD<D>> && sizeof(a) == 64) {
-    const __m512i ai = hn::BitCast(du, a).raw, bi = hn::BitCast(du, b).raw;
-    if constexpr (sizeof(hn::TFromD<D>) == 1) {
-#if SYNETK_HAS_VBMI_PERMUTE
-      return hn::BitCast(d, hn::Vec512<uint8_t>{_mm512_permutex2var_epi8(ai, idx.raw, bi)});
-#endif
-    } else if constexpr (sizeof(hn::TFromD<D>) == 2) {
-      return hn::BitCast(d, hn::Vec512<uint16_t>{_mm512_permutex2var_epi16(ai, idx.raw, bi)});
-    } else {
-      return hn::BitCast(d, hn::Vec512<uint32_t>{_mm512_permutex2var_epi32(ai, idx.raw, bi)});
-    }
-  }
-#elif SYNETK_IS_X86_AVX2
-  if constexpr (kPoolHasTwoTables<hn::TFromD<D>> && sizeof(a) == 32) {
-    const hn::Repartition<float, D> df;
-    const auto lanes = hn::And(idx, hn::Set(du, 7u));
-    const auto fromA = hn::TableLookupLanes(hn::BitCast(df, a), hn::IndicesFromVec(df, lanes));
-    const auto fromB = hn::TableLookupLanes(hn::BitCast(df, b), hn::IndicesFromVec(df, lanes));
-    const auto inB = hn::RebindMask(df, hn::Gt(idx, hn::Set(du, 7u)));
-    return hn::BitCast(d, hn::IfThenElse(inB, fromB, fromA));
-  }
-#endif
-  (void)du;
-  return PoolTwoTablesGeneric(d, a, b, idx);
-}
 
 }  // namespace HWY_NAMESPACE
 SYNETK_NAMESPACE_END

@@ -1,7 +1,7 @@
 // Copyright synetk authors. SPDX-License-Identifier: MIT
 // The quantization kernels' primitives: narrowing (int32 and int16 lanes to
 // bytes, fp32 to int32 and to bf16), int16 shifts by a run-time count, and
-// byte permutes.
+// byte permutes (two-table ones: two_tables-inl.h).
 // Each operation has a generic body in Highway ops (the ...Generic
 // functions, compiled for every target) and, where an x86 target does it in
 // fewer instructions, a per-target body that gives the same result;
@@ -26,6 +26,7 @@
 
 #include "synetk/detail/abi.h"
 #include "synetk/detail/elements-inl.h"
+#include "synetk/detail/two_tables-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 SYNETK_NAMESPACE_BEGIN
@@ -35,7 +36,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // ---- Capabilities -----------------------------------------------------------
 // SYNETK_HAS_BLOCK_PACKS (target_caps.h): StoreQ4 narrows four vectors with
 // the x86 packs, and the fixed-point requantization paths, built around
-// PackBlocksU8's block order, run where they are.
+// PackBlocks' block order, run where they are.
 inline constexpr bool kHasBlockPacks = SYNETK_HAS_BLOCK_PACKS;
 
 // int16 lanes shift by a count per lane (vpsravw, AVX-512) as fast as by an
@@ -112,90 +113,6 @@ HWY_INLINE bool StoreQ4Generic(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI
   return true;
 }
 
-#if SYNETK_HAS_BLOCK_PACKS
-// Whether a 16-bit lane of the packs' results ab and cd (raw registers of
-// DI's width) is -32768: StoreQ4's kCheck.
-template <class DI, class Raw>
-HWY_INLINE bool PacksHaveInt16Min(DI /*di*/, Raw ab, Raw cd) {
-  const hn::Repartition<int16_t, DI> d16;
-  using V16 = hn::Vec<decltype(d16)>;
-  const V16 low = hn::Min(V16{ab}, V16{cd});
-  return !hn::AllFalse(d16, hn::Eq(low, hn::Set(d16, INT16_MIN)));
-}
-#endif
-
-// x86 with full vectors: two 32->16 packs, one 16->8 pack (and on AVX2 and
-// AVX-512 one dword or byte permute) replace four narrowings (two shuffles
-// each) and four partial stores. Elsewhere, and for partial vectors, the
-// generic body.
-template <typename Q, bool kAdd16 = false, bool kEvenOdd = false, bool kCheck = false, class DI>
-HWY_INLINE bool StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, hn::Vec<DI> r3,
-                        Q* HWY_RESTRICT p, int16_t add16 = 0) {
-  [[maybe_unused]] constexpr bool kU8 = ElementTraits<Q>::kEncoding == Encoding::kUint8;
-#if SYNETK_HAS_BLOCK_PACKS && SYNETK_HAS_AVX512
-  // Full 512-bit vectors (kEvenOdd: with vpermb).
-  if constexpr (sizeof(hn::Vec<DI>) == 64 && (!kEvenOdd || SYNETK_HAS_VBMI_PERMUTE)) {
-    __m512i ab = _mm512_packs_epi32(r0.raw, r1.raw);  // per 128-bit block
-    __m512i cd = _mm512_packs_epi32(r2.raw, r3.raw);
-    if (kCheck && PacksHaveInt16Min(di, ab, cd)) return false;
-    if constexpr (kAdd16) {
-      ab = _mm512_adds_epi16(ab, _mm512_set1_epi16(add16));
-      cd = _mm512_adds_epi16(cd, _mm512_set1_epi16(add16));
-    }
-    const __m512i bytes = kU8 ? _mm512_packus_epi16(ab, cd) : _mm512_packs_epi16(ab, cd);
-#if SYNETK_HAS_VBMI_PERMUTE
-    if constexpr (kEvenOdd) {
-      // Block k holds bytes (r0, r1, r2, r3)[4k..4k+3]; element m < 32 is
-      // r0[m/2] (even m) or r1[m/2], element 32 + m likewise in r2 or r3.
-      alignas(64) static constexpr std::array<uint8_t, 64> kOrder = [] {
-        std::array<uint8_t, 64> order{};
-        for (size_t m = 0; m < 64; ++m) {
-          const size_t half = m / 32, j = m % 32 / 2;  // r0/r1 or r2/r3, and the lane
-          order[m] = static_cast<uint8_t>(16 * (j / 4) + 8 * half + 4 * (m % 2) + j % 4);
-        }
-        return order;
-      }();
-      _mm512_storeu_si512(p, _mm512_permutexvar_epi8(_mm512_load_si512(kOrder.data()), bytes));
-      return true;
-    }
-#endif
-    // Block k holds dwords (r0, r1, r2, r3)[4k..4k+3]: gather them in order.
-    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    _mm512_storeu_si512(p, _mm512_permutexvar_epi32(order, bytes));
-    return true;
-  }
-#elif SYNETK_HAS_BLOCK_PACKS && SYNETK_IS_X86_AVX2
-  if constexpr (sizeof(hn::Vec<DI>) == 32 && !kEvenOdd) {
-    __m256i ab = _mm256_packs_epi32(r0.raw, r1.raw);  // per 128-bit block
-    __m256i cd = _mm256_packs_epi32(r2.raw, r3.raw);
-    if (kCheck && PacksHaveInt16Min(di, ab, cd)) return false;
-    if constexpr (kAdd16) {
-      ab = _mm256_adds_epi16(ab, _mm256_set1_epi16(add16));
-      cd = _mm256_adds_epi16(cd, _mm256_set1_epi16(add16));
-    }
-    const __m256i bytes = kU8 ? _mm256_packus_epi16(ab, cd) : _mm256_packs_epi16(ab, cd);
-    // Block k holds dwords (r0, r1, r2, r3)[4k..4k+3].
-    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_permutevar8x32_epi32(bytes, order));
-    return true;
-  }
-#elif SYNETK_HAS_BLOCK_PACKS
-  if constexpr (sizeof(hn::Vec<DI>) == 16 && hn::MaxLanes(DI()) == 4 && !kEvenOdd) {
-    __m128i ab = _mm_packs_epi32(r0.raw, r1.raw);  // one block: in order
-    __m128i cd = _mm_packs_epi32(r2.raw, r3.raw);
-    if (kCheck && PacksHaveInt16Min(di, ab, cd)) return false;
-    if constexpr (kAdd16) {
-      ab = _mm_adds_epi16(ab, _mm_set1_epi16(add16));
-      cd = _mm_adds_epi16(cd, _mm_set1_epi16(add16));
-    }
-    const __m128i bytes = kU8 ? _mm_packus_epi16(ab, cd) : _mm_packs_epi16(ab, cd);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), bytes);
-    return true;
-  }
-#endif
-  return StoreQ4Generic<Q, kAdd16, kEvenOdd, kCheck>(di, r0, r1, r2, r3, p, add16);
-}
-
 // ---- NearestOrMin: fp32 -> int32 as x86's conversion instruction -------------
 // To nearest even; INT_MIN for NaN and |v| >= 2^31. (Highway's NearestInt
 // turns positive overflow and NaN into INT_MAX, which hides the NaN.) The
@@ -227,51 +144,67 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> NearestOrMin(DF df, hn::Vec<DF> v) {
   return NearestOrMinGeneric(df, v);
 }
 
-// ---- PackBlocksU8: two int16 vectors -> bytes, unsigned saturation ----------
-// Per 128-bit block: the low vector's 8 lanes, then the high vector's (x86's
-// packuswb order). For vectors of whole 128-bit blocks.
-template <class D16>
-HWY_INLINE hn::Vec<hn::Repartition<uint8_t, D16>> PackBlocksU8Generic(D16 d16, hn::Vec<D16> lo,
-                                                                      hn::Vec<D16> hi) {
-  const hn::Repartition<uint8_t, D16> d8;
-  static_assert(hn::MaxLanes(D16()) >= 8, "whole 128-bit blocks");
-  const size_t N = hn::Lanes(d16);
-  HWY_ALIGN int16_t in[2 * kMaxLanes<int16_t>];
-  HWY_ALIGN uint8_t out[kMaxLanes<uint8_t>];
-  hn::Store(lo, d16, in);
-  hn::Store(hi, d16, in + N);
-  for (size_t b = 0; b < N; b += 8) {
-    for (size_t j = 0; j < 16; ++j) {
-      const int16_t x = in[(j < 8 ? 0 : N) + b + j % 8];
-      out[2 * b + j] = static_cast<uint8_t>(x < 0 ? 0 : x > 255 ? 255 : x);
+// ---- PackBlocks: two vectors -> one of half-width lanes, saturated -----------
+// Per 128-bit block: the low vector's lanes, then the high vector's, each
+// saturated to TOut (x86's packssdw: int32 -> int16, packsswb: int16 ->
+// int8, packuswb: int16 -> uint8, which need no lane-crossing shuffle). For
+// vectors of whole 128-bit blocks.
+template <typename TOut, class DIn>
+HWY_INLINE hn::Vec<hn::Repartition<TOut, DIn>> PackBlocksGeneric(DIn d, hn::Vec<DIn> lo,
+                                                                 hn::Vec<DIn> hi) {
+  using TIn = hn::TFromD<DIn>;
+  static_assert(hn::MaxLanes(DIn()) * sizeof(TIn) >= 16, "whole 128-bit blocks");
+  constexpr size_t K = 16 / sizeof(TIn);  // lanes per block
+  const hn::Repartition<TOut, DIn> dout;
+  const size_t N = hn::Lanes(d);
+  HWY_ALIGN TIn in[2 * kMaxLanes<TIn>];
+  HWY_ALIGN TOut out[kMaxLanes<TOut>];
+  hn::Store(lo, d, in);
+  hn::Store(hi, d, in + N);
+  constexpr int64_t kMin = std::numeric_limits<TOut>::min(), kMax = std::numeric_limits<TOut>::max();
+  for (size_t b = 0; b < N; b += K) {
+    for (size_t j = 0; j < 2 * K; ++j) {
+      const int64_t x = in[(j < K ? 0 : N) + b + j % K];
+      out[2 * b + j] = static_cast<TOut>(x < kMin ? kMin : x > kMax ? kMax : x);
     }
   }
-  return hn::Load(d8, out);
+  return hn::Load(dout, out);
 }
 
-template <class D16>
-HWY_INLINE hn::Vec<hn::Repartition<uint8_t, D16>> PackBlocksU8(D16 d16, hn::Vec<D16> lo,
-                                                               hn::Vec<D16> hi) {
+template <typename TOut, class DIn>
+HWY_INLINE hn::Vec<hn::Repartition<TOut, DIn>> PackBlocks(DIn d, hn::Vec<DIn> lo,
+                                                          hn::Vec<DIn> hi) {
 #if SYNETK_HAS_BLOCK_PACKS
-  using V8 = hn::Vec<hn::Repartition<uint8_t, D16>>;
-  if constexpr (sizeof(lo) == 16) return V8{_mm_packus_epi16(lo.raw, hi.raw)};
+  using VO = hn::Vec<hn::Repartition<TOut, DIn>>;
+  constexpr bool kDwords = sizeof(hn::TFromD<DIn>) == 4;  // else int16 lanes
+  constexpr bool kSigned = std::is_signed_v<TOut>;
+  if constexpr (sizeof(lo) == 16) {
+    if constexpr (kDwords) return VO{_mm_packs_epi32(lo.raw, hi.raw)};
+    return VO{kSigned ? _mm_packs_epi16(lo.raw, hi.raw) : _mm_packus_epi16(lo.raw, hi.raw)};
+  }
 #if SYNETK_HAS_AVX2
-  if constexpr (sizeof(lo) == 32) return V8{_mm256_packus_epi16(lo.raw, hi.raw)};
+  if constexpr (sizeof(lo) == 32) {
+    if constexpr (kDwords) return VO{_mm256_packs_epi32(lo.raw, hi.raw)};
+    return VO{kSigned ? _mm256_packs_epi16(lo.raw, hi.raw) : _mm256_packus_epi16(lo.raw, hi.raw)};
+  }
 #endif
 #if SYNETK_HAS_AVX512
-  if constexpr (sizeof(lo) == 64) return V8{_mm512_packus_epi16(lo.raw, hi.raw)};
+  if constexpr (sizeof(lo) == 64) {
+    if constexpr (kDwords) return VO{_mm512_packs_epi32(lo.raw, hi.raw)};
+    return VO{kSigned ? _mm512_packs_epi16(lo.raw, hi.raw) : _mm512_packus_epi16(lo.raw, hi.raw)};
+  }
 #endif
 #endif
-  return PackBlocksU8Generic(d16, lo, hi);
+  return PackBlocksGeneric<TOut>(d, lo, hi);
 }
 
-// PackBlocksU8(lo, hi), except that bytes where x equals ex become ey.
+// PackBlocks<uint8_t>(lo, hi), except that bytes where x equals ex become ey.
 // AVX-512: ey as the merge source of a masked pack, the compare and the pack
 // without a byte blend after them.
 template <class D16, class V8 = hn::Vec<hn::Repartition<uint8_t, D16>>>
 HWY_INLINE V8 PackBlocksU8ExceptGeneric(D16 d16, hn::Vec<D16> lo, hn::Vec<D16> hi, V8 x, V8 ex,
                                         V8 ey) {
-  return hn::IfThenElse(hn::Eq(x, ex), ey, PackBlocksU8(d16, lo, hi));
+  return hn::IfThenElse(hn::Eq(x, ex), ey, PackBlocks<uint8_t>(d16, lo, hi));
 }
 
 template <class D16, class V8 = hn::Vec<hn::Repartition<uint8_t, D16>>>
@@ -362,30 +295,6 @@ HWY_INLINE hn::Vec<D8> PermuteBytes(D8 d8, hn::Vec<D8> v, hn::Vec<D8> idx) {
   return PermuteBytesGeneric(d8, v, idx);
 }
 
-// PermuteTwoBytes: byte idx[i] % (2*Lanes) of the 2*Lanes bytes {a, b}, for
-// every i (AVX-512 VBMI: vpermt2b or vpermi2b, as the compiler picks).
-template <class D8>
-HWY_INLINE hn::Vec<D8> PermuteTwoBytesGeneric(D8 d8, hn::Vec<D8> a, hn::Vec<D8> idx,
-                                              hn::Vec<D8> b) {
-  const size_t L = hn::Lanes(d8);
-  HWY_ALIGN uint8_t t[2 * kMaxLanes<uint8_t>], x[kMaxLanes<uint8_t>], out[kMaxLanes<uint8_t>];
-  hn::Store(a, d8, t);
-  hn::Store(b, d8, t + L);
-  hn::Store(idx, d8, x);
-  for (size_t i = 0; i < L; ++i) out[i] = t[x[i] % (2 * L)];
-  return hn::Load(d8, out);
-}
-
-template <class D8>
-HWY_INLINE hn::Vec<D8> PermuteTwoBytes(D8 d8, hn::Vec<D8> a, hn::Vec<D8> idx, hn::Vec<D8> b) {
-#if SYNETK_HAS_VBMI_PERMUTE
-  if constexpr (sizeof(a) == 64) {
-    return hn::Vec<D8>{_mm512_permutex2var_epi8(a.raw, idx.raw, b.raw)};
-  }
-#endif
-  return PermuteTwoBytesGeneric(d8, a, idx, b);
-}
-
 // GatherBlockHalves: the low 8 bytes of every 128-bit block of v in order,
 // then the high 8 bytes of every block (AVX2: one vpermq).
 template <class D8>
@@ -404,6 +313,66 @@ HWY_INLINE hn::Vec<D8> GatherBlockHalves(D8 d8, hn::Vec<D8> v) {
   if constexpr (sizeof(v) == 32) return hn::Vec<D8>{_mm256_permute4x64_epi64(v.raw, 0xD8)};
 #endif
   return GatherBlockHalvesGeneric(d8, v);
+}
+
+// ---- StoreQ4: the per-target body (x86 packs; the contract is above) ----------
+// x86 with full vectors: two 32->16 packs, one 16->8 pack and (with more than
+// one block) one dword or byte permute replace four narrowings (two shuffles
+// each) and four partial stores. Elsewhere, and for partial vectors, the
+// generic body.
+template <typename Q, bool kAdd16 = false, bool kEvenOdd = false, bool kCheck = false, class DI>
+HWY_INLINE bool StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, hn::Vec<DI> r3,
+                        Q* HWY_RESTRICT p, int16_t add16 = 0) {
+  constexpr size_t kN = hn::MaxLanes(DI());
+  constexpr bool kFull = !HWY_HAVE_SCALABLE && kN * sizeof(int32_t) == HWY_MAX_BYTES;
+  if constexpr (kHasBlockPacks && kFull && kN >= 4 && (!kEvenOdd || SYNETK_HAS_VBMI_PERMUTE)) {
+    const hn::Repartition<int16_t, DI> d16;
+    const hn::Repartition<uint8_t, DI> d8;
+    auto ab = PackBlocks<int16_t>(di, r0, r1), cd = PackBlocks<int16_t>(di, r2, r3);
+    if constexpr (kCheck) {  // a lane saturated to -32768
+      if (!hn::AllFalse(d16, hn::Eq(hn::Min(ab, cd), hn::Set(d16, INT16_MIN)))) return false;
+    }
+    if constexpr (kAdd16) {
+      ab = hn::SaturatedAdd(ab, hn::Set(d16, add16));
+      cd = hn::SaturatedAdd(cd, hn::Set(d16, add16));
+    }
+    auto bytes = [&]() HWY_ATTR {
+      if constexpr (ElementTraits<Q>::kEncoding == Encoding::kUint8) {
+        return PackBlocks<uint8_t>(d16, ab, cd);
+      } else {
+        return hn::BitCast(d8, PackBlocks<int8_t>(d16, ab, cd));
+      }
+    }();
+    if constexpr (kEvenOdd) {
+      // Block k holds bytes (r0, r1, r2, r3)[4k..4k+3]; element m < 2N is
+      // r0[m/2] (even m) or r1[m/2], element 2N + m likewise in r2 or r3.
+      alignas(64) static constexpr std::array<uint8_t, 4 * kN> kOrder = [] {
+        std::array<uint8_t, 4 * kN> order{};
+        for (size_t m = 0; m < 4 * kN; ++m) {
+          const size_t half = m / (2 * kN), j = m % (2 * kN) / 2;  // r0/r1 or r2/r3, the lane
+          order[m] = static_cast<uint8_t>(16 * (j / 4) + 8 * half + 4 * (m % 2) + j % 4);
+        }
+        return order;
+      }();
+      bytes = PermuteBytes(d8, bytes, hn::Load(d8, kOrder.data()));
+    } else if constexpr (kN > 4) {
+      // Block k holds dwords (r0, r1, r2, r3)[4k..4k+3]: gather them in order.
+      const hn::Repartition<uint32_t, DI> du32;
+      alignas(64) static constexpr std::array<uint32_t, kN> kOrder = [] {
+        std::array<uint32_t, kN> order{};
+        for (size_t j = 0; j < kN; ++j) {
+          order[j] = static_cast<uint32_t>(4 * (j % (kN / 4)) + j / (kN / 4));
+        }
+        return order;
+      }();
+      const auto dwords = hn::BitCast(du32, bytes);
+      const auto order = hn::SetTableIndices(du32, kOrder.data());
+      bytes = hn::BitCast(d8, hn::TableLookupLanes(dwords, order));
+    }
+    hn::StoreU(bytes, d8, reinterpret_cast<uint8_t*>(p));
+    return true;
+  }
+  return StoreQ4Generic<Q, kAdd16, kEvenOdd, kCheck>(di, r0, r1, r2, r3, p, add16);
 }
 
 }  // namespace HWY_NAMESPACE

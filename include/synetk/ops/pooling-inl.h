@@ -61,7 +61,7 @@ HWY_INLINE detail::PoolCaps PoolCapsOf() {
   c.lanes = hn::Lanes(d);
   c.scalar = !SYNETK_HAS_MULTI_LANE;
   c.scalable = HWY_HAVE_SCALABLE;
-  c.twoTables = kPoolHasTwoTables<L>;
+  c.twoTables = kFastTwoTables<L>;
   c.avx2 = SYNETK_IS_X86_AVX2;
   c.stride1 = kPoolStride1Type<Cfg>;
   c.stride1MaxX = kPoolStride1MaxX<Cfg, decltype(d)>;

@@ -471,7 +471,7 @@ void PoolNhwc(D d, const detail::PoolArgs<typename Cfg::Elem>& a, const detail::
       PoolNhwcStem(d, k, a, dy, wy);
       continue;
     }
-    if constexpr (kPoolHasTwoTables<L>) {
+    if constexpr (kFastTwoTables<L>) {
       if (rows == PoolRowKind::kPick) {
         const L* sc = PoolNhwcScales(d, k, a, wy.Size(), scalesRows);
         dy += PoolNhwcPick(d, k, a, plan, pick, dy, wy, sc) - 1;

@@ -78,7 +78,7 @@ struct PoolPickChunks {
   // kCarry: this chunk's tap 0 from the previous chunk's tap 2 (prev) and
   // this chunk's, t2, which becomes prev.
   HWY_INLINE V TapZero(V& prev, V t2) const {
-    const V t0 = PoolTwoTables(d, prev, t2, shiftIn);
+    const V t0 = TwoTables(d, prev, t2, shiftIn);
     prev = t2;
     return t0;
   }
@@ -98,7 +98,7 @@ struct PoolPickChunks {
   // A whole chunk's outputs from its vertical step lo, hi.
   HWY_INLINE V Gather(V& prev, V lo, V hi) const {
     return SumTaps(prev, [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
-      return PoolTwoTables(d, lo, hi, looks[k]);
+      return TwoTables(d, lo, hi, looks[k]);
     });
   }
   // One output row from R, the padded row's vertical step (kRows 0): any
@@ -111,11 +111,11 @@ struct PoolPickChunks {
       const V lo = hn::LoadU(d, r), hi = hn::LoadU(d, r + N);
       V v;
       if constexpr (kCarry) {  // kX == 3; the taps in this loop's order
-        const V t2 = PoolTwoTables(d, lo, hi, taps[2]), t0 = TapZero(prev, t2);
-        v = Ops::Combine(Ops::Combine(t0, PoolTwoTables(d, lo, hi, taps[1])), t2);
+        const V t2 = TwoTables(d, lo, hi, taps[2]), t0 = TapZero(prev, t2);
+        v = Ops::Combine(Ops::Combine(t0, TwoTables(d, lo, hi, taps[1])), t2);
       } else {
-        v = PoolTwoTables(d, lo, hi, taps[0]);
-        for (size_t k = 1; k < kX; ++k) v = Ops::Combine(v, PoolTwoTables(d, lo, hi, taps[k]));
+        v = TwoTables(d, lo, hi, taps[0]);
+        for (size_t k = 1; k < kX; ++k) v = Ops::Combine(v, TwoTables(d, lo, hi, taps[k]));
       }
       Emit(out, avail, c, v);
     }
@@ -144,7 +144,7 @@ struct PoolPickChunks {
     const auto tapAt = [&](size_t k) HWY_ATTR SYNETK_LAMBDA_INLINE {
       const VU at = hn::Add(taps[k], shift);  // past the 2N lanes: padding
       return hn::IfThenElse(hn::RebindMask(d, hn::Lt(at, lanes2N)),
-                            PoolTwoTables(d, lo, hi, EvenOdd(at)), ident);
+                            TwoTables(d, lo, hi, EvenOdd(at)), ident);
     };
     Emit(out, avail, c, SumTaps(prev, tapAt));
   }
@@ -165,7 +165,7 @@ struct PoolPickChunks {
 };
 
 // NHWC with few channels and strideX >= 2 (images: 3 channels), where
-// kPoolHasTwoTables. Chunk c covers `step` = P*C outputs (P whole pixels,
+// kFastTwoTables. Chunk c covers `step` = P*C outputs (P whole pixels,
 // sX pixels apart) from the 2N lanes of the vertical step that start at its
 // first window, x = c*advance - pad; one two-table permutation per tap
 // (pick + k*C) gathers every output's tap k, so nothing goes through

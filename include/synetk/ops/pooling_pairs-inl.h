@@ -91,7 +91,7 @@ HWY_INLINE size_t PoolPairsPacked8(const L* src, size_t W, size_t pairs, size_t 
   for (; p + P <= pairs && 2 * p * W + 128 <= srcLeft; p += P) {
     const L* s = src + 2 * p * W;
     const auto x0 = hn::LoadU(d, s), x1 = hn::LoadU(d, s + 64);
-    const auto rows = hn::Max(PoolTwoTables(d, x0, x1, iEven), PoolTwoTables(d, x0, x1, iOdd));
+    const auto rows = hn::Max(TwoTables(d, x0, x1, iEven), TwoTables(d, x0, x1, iOdd));
     const auto m = hn::Max(hn::LowerHalf(dh, rows), hn::UpperHalf(dh, rows));
     hn::BlendedStore(m, keep, dh, dst + p * W2);
   }
@@ -130,7 +130,7 @@ HWY_NOINLINE size_t PoolPairsTwoAtOnce(D d, const T* src, size_t W, size_t pairs
     const V A = Ops::Combine(Ops::Load(d, s), Ops::Load(d, s + W));
     const V B = Ops::Combine(Ops::Load(d, s + 2 * W), Ops::Load(d, s + 3 * W));
     const V v = PoolPairFinish<Ops>(
-        Ops::Combine(PoolTwoTables(d, A, B, ie), PoolTwoTables(d, A, B, io)));
+        Ops::Combine(TwoTables(d, A, B, ie), TwoTables(d, A, B, io)));
     // Lanes past the two rows land on outputs written later.
     PoolStoreDst<Ops>(d, v, dst + p * W2, outs - p * W2);
   }

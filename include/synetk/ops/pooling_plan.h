@@ -59,7 +59,7 @@ struct PoolCaps {
   size_t lanes = 1;         // lanes of a full vector of L
   bool scalar = false;      // HWY_SCALAR: one lane, no shuffles
   bool scalable = false;    // HWY_HAVE_SCALABLE
-  bool twoTables = false;   // two-table permutations of L (kPoolHasTwoTables)
+  bool twoTables = false;   // two-table permutations of L (kFastTwoTables)
   bool avx2 = false;        // the AVX2 target (its pixel-pair rows)
   bool stride1 = false;     // PoolNchwStride1 has an instance (kPoolStride1Type)
   size_t stride1MaxX = 0;   // its widest window (kPoolStride1MaxX)

@@ -356,7 +356,7 @@ HWY_INLINE hn::Vec<D16> FixedRequant(D16 d16, hn::Vec<D16> x, const FixedPlan& p
 #if SYNETK_HAS_BLOCK_PACKS
 // x86: a full vector of bytes as centred int16 lanes without crossing
 // 128-bit blocks: lo gets bytes 0-7 of every block, hi bytes 8-15, which is
-// the order PackBlocksU8 puts back. A zero byte interleaved below each byte
+// the order PackBlocks puts back. A zero byte interleaved below each byte
 // makes x << 8, and flipping the byte's top bit first makes the high byte
 // x - 128 as a signed byte: no lane-crossing widening or narrowing (on AVX2
 // a third of the work) and no shift.
@@ -388,15 +388,16 @@ HWY_INLINE BytesVec FixedBlockEvenOdd(BytesVec x, const FixedPlan& p) {
   const hn::ScalableTag<int16_t> d16;
   Int16Vec even, odd;
   CenteredEvenOddLanes(x, even, odd);
-  return PackBlocksU8(d16, FixedRequantCentered(d16, even, p),
-                      FixedRequantCentered(d16, odd, p));
+  return PackBlocks<uint8_t>(d16, FixedRequantCentered(d16, even, p),
+                             FixedRequantCentered(d16, odd, p));
 }
 
 HWY_INLINE BytesVec FixedBlockBytes(BytesVec x, const FixedPlan& p) {
   const hn::ScalableTag<int16_t> d16;
   Int16Vec lo, hi;
   CenteredBlockLanes(x, lo, hi);
-  return PackBlocksU8(d16, FixedRequantCentered(d16, lo, p), FixedRequantCentered(d16, hi, p));
+  return PackBlocks<uint8_t>(d16, FixedRequantCentered(d16, lo, p),
+                             FixedRequantCentered(d16, hi, p));
 }
 #endif
 
@@ -831,8 +832,8 @@ HWY_INLINE size_t ConcatEqualPairs(const RowRequant& op0, const RowRequant& op1,
   for (; k + per <= blocks; k += per) {
     const auto ya = lookA(hn::LoadU(d8, a + k * n));
     const auto yb = lookB(hn::LoadU(d8, b + k * n));
-    const auto lo = PermuteTwoBytes(d8, ya, idx0, yb);
-    const auto hi = PermuteTwoBytes(d8, ya, idx1, yb);
+    const auto lo = TwoTables(d8, ya, yb, idx0);
+    const auto hi = TwoTables(d8, ya, yb, idx1);
     if (total == 2 * n) {
       hn::StoreU(lo, d8, dst + k * total);
       hn::StoreU(hi, d8, dst + k * total + 64);
@@ -1143,8 +1144,8 @@ HWY_INLINE void ShuffleNhwcGroups(const detail::ShuffleArgs& a, const RowRequant
   const auto group = [=](size_t s, M kA, M kB, M k0, M k1) HWY_ATTR SYNETK_LAMBDA_INLINE {
     const auto x = lookA(hn::MaskedLoad(kA, d8, srcA + s * inA));
     const auto y = lookB(hn::MaskedLoad(kB, d8, srcB + s * inB));
-    hn::BlendedStore(PermuteTwoBytes(d8, x, idx0, y), k0, d8, dst0 + s * out0);
-    hn::BlendedStore(PermuteTwoBytes(d8, x, idx1, y), k1, d8, dst1 + s * out1);
+    hn::BlendedStore(TwoTables(d8, x, y, idx0), k0, d8, dst0 + s * out0);
+    hn::BlendedStore(TwoTables(d8, x, y, idx1), k1, d8, dst1 + s * out1);
   };
   const M kA = hn::FirstN(d8, P * inA), kB = hn::FirstN(d8, P * inB);
   const M k0 = hn::FirstN(d8, P * out0), k1 = hn::FirstN(d8, P * out1);
@@ -1185,16 +1186,16 @@ HWY_INLINE void ShuffleNhwcPixels(const detail::ShuffleArgs& a, const RowRequant
     for (; c + 128 <= n; c += 128) {
       const auto u = look(hn::LoadU(d8, in + c));
       const auto v = look(hn::LoadU(d8, in + c + 64));
-      hn::StoreU(PermuteTwoBytes(d8, u, idx0, v), d8, d0 + c / 2);
-      hn::StoreU(PermuteTwoBytes(d8, u, idx1, v), d8, d1 + c / 2);
+      hn::StoreU(TwoTables(d8, u, v, idx0), d8, d0 + c / 2);
+      hn::StoreU(TwoTables(d8, u, v, idx1), d8, d1 + c / 2);
     }
     if (c < n) {
       const size_t m = n - c;
       const auto u = look(hn::MaskedLoad(hn::FirstN(d8, m), d8, in + c));
       const auto v = m > 64 ? look(hn::MaskedLoad(hn::FirstN(d8, m - 64), d8, in + c + 64))
                             : hn::Zero(d8);
-      hn::BlendedStore(PermuteTwoBytes(d8, u, idx0, v), hn::FirstN(d8, m / 2), d8, d0 + c / 2);
-      hn::BlendedStore(PermuteTwoBytes(d8, u, idx1, v), hn::FirstN(d8, m / 2), d8, d1 + c / 2);
+      hn::BlendedStore(TwoTables(d8, u, v, idx0), hn::FirstN(d8, m / 2), d8, d0 + c / 2);
+      hn::BlendedStore(TwoTables(d8, u, v, idx1), hn::FirstN(d8, m / 2), d8, d1 + c / 2);
     }
   };
   // d[2i] = A[i], d[2i + 1] = B[i], i < n.
@@ -1204,16 +1205,16 @@ HWY_INLINE void ShuffleNhwcPixels(const detail::ShuffleArgs& a, const RowRequant
     for (; c + 64 <= n; c += 64) {
       const auto u = lookA(hn::LoadU(d8, A + c));
       const auto v = lookB(hn::LoadU(d8, B + c));
-      hn::StoreU(PermuteTwoBytes(d8, u, idx0, v), d8, d + 2 * c);
-      hn::StoreU(PermuteTwoBytes(d8, u, idx1, v), d8, d + 2 * c + 64);
+      hn::StoreU(TwoTables(d8, u, v, idx0), d8, d + 2 * c);
+      hn::StoreU(TwoTables(d8, u, v, idx1), d8, d + 2 * c + 64);
     }
     if (c < n) {
       const size_t m = n - c;
       const auto u = lookA(hn::MaskedLoad(hn::FirstN(d8, m), d8, A + c));
       const auto v = lookB(hn::MaskedLoad(hn::FirstN(d8, m), d8, B + c));
-      hn::BlendedStore(PermuteTwoBytes(d8, u, idx0, v), hn::FirstN(d8, 2 * m), d8, d + 2 * c);
+      hn::BlendedStore(TwoTables(d8, u, v, idx0), hn::FirstN(d8, 2 * m), d8, d + 2 * c);
       if (m > 32) {
-        hn::BlendedStore(PermuteTwoBytes(d8, u, idx1, v), hn::FirstN(d8, 2 * m - 64), d8,
+        hn::BlendedStore(TwoTables(d8, u, v, idx1), hn::FirstN(d8, 2 * m - 64), d8,
                          d + 2 * c + 64);
       }
     }

@@ -442,7 +442,7 @@ HWY_INLINE BytesVec FixedScaleBytes(BytesVec x, const Params& k, size_t i, int s
     // a byte blend after it). bench: BM_QuantScale<true>/C:256/HW:784/nhwc:1.
     return PackBlocksU8Except(d16, lo, hi, x, k.E0X(d8, i), k.E0Y(d8, i));
   }
-  return FixedExceptions<kExceptions>(d8, x, PackBlocksU8(d16, lo, hi), k, i);
+  return FixedExceptions<kExceptions>(d8, x, PackBlocks<uint8_t>(d16, lo, hi), k, i);
 }
 
 // FixedScaleChunk for the chunk of `pixels` >= 8 pixels C bytes apart, each
@@ -512,7 +512,7 @@ HWY_INLINE hn::Vec<hn::Repartition<uint8_t, D16>> FixedChunkBytes(D16 d16, hn::V
                                                                   hn::Vec<D16> hi) {
   (void)d16;
 #if SYNETK_HAS_BLOCK_PACKS
-  return PackBlocksU8(d16, lo, hi);
+  return PackBlocks<uint8_t>(d16, lo, hi);
 #elif !SYNETK_HAS_MULTI_LANE  // never plans (ScaleFixed), and has no Combine
   (void)hi;
   return hn::DemoteTo(hn::Rebind<uint8_t, D16>(), lo);
