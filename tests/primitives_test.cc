@@ -48,7 +48,10 @@ inline int32_t EdgyInt32(std::mt19937& rng) {
                                    -32768, -32769, 65535, std::numeric_limits<int32_t>::min(),
                                    std::numeric_limits<int32_t>::max()};
   switch (rng() % 4) {
-    case 0: return kEdges[rng() % (sizeof(kEdges) / sizeof(kEdges[0]))] + static_cast<int>(rng() % 3) - 1;
+    case 0: {  // an edge, or one either side of it (wrapping around at the int32 ends)
+      const uint32_t edge = static_cast<uint32_t>(kEdges[rng() % (sizeof(kEdges) / sizeof(kEdges[0]))]);
+      return static_cast<int32_t>(edge + rng() % 3 - 1u);
+    }
     case 1: return static_cast<int32_t>(rng() % 601) - 300;
     case 2: return static_cast<int32_t>(rng() % 140001) - 70000;
     default: return static_cast<int32_t>(rng());
