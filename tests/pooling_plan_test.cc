@@ -111,7 +111,7 @@ std::string Name(PoolPath p) {
   static const char* const kNames[] = {"Direct",       "NchwPairs",      "NchwHalfWidth",
                                        "NchwGlobalAverage", "NchwGlobalMax", "NchwGlobalMaxTree",
                                        "NchwStride1",  "NchwStacked",    "NchwRows",
-                                       "NhwcPairs",    "NhwcRows"};
+                                       "NhwcPairs",    "NhwcRows",       "NhwcGlobal"};
   return kNames[static_cast<size_t>(p)];
 }
 
@@ -141,6 +141,12 @@ TEST_CASE("pooling planner picks the path for each geometry and target", "[pooli
        Avx3DlU8Max(), PoolPath::kNchwGlobalMax, R::kGeneric},
       {"global max of fp32", Shape(512, 7, 7, 7, 7, 1, 1, 0, 0), Avx512F32(true),
        PoolPath::kNchwGlobalMax, R::kGeneric},
+      {"NHWC global: vectors of channels straight from src", Shape(512, 7, 7, 7, 7, 1, 1, 0, 0),
+       Nhwc(Avx2U8Max()), PoolPath::kNhwcGlobal, R::kGeneric},
+      {"NHWC global with fewer channels than lanes: flat rows", Shape(32, 7, 7, 7, 7, 1, 1, 0, 0),
+       Nhwc(Avx3DlU8Max()), PoolPath::kNhwcRows, R::kFlat},
+      {"NHWC global over padding: the row loop", Shape(512, 5, 5, 7, 7, 1, 1, 1, 1),
+       Nhwc(Avx512F32(false)), PoolPath::kNhwcRows, R::kFlat},
       {"5x5 s1 p2 on rows of a block or more", Shape(32, 64, 64, 5, 5, 1, 1, 2, 2),
        Avx512F32(false), PoolPath::kNchwStride1, R::kGeneric},
       {"fp32 stride 1 on 4-lane targets: stacked rows are faster",
@@ -234,6 +240,9 @@ TEST_CASE("pooling's paths state their contracts apart from the planner's prefer
   // A global window: the planner's global path and the row paths.
   CHECK(Listed(Shape(8, 7, 7, 7, 7, 1, 1, 0, 0), Avx512F32(false)) ==
         "Direct NchwGlobalAverage NchwStacked NchwRows ");
+  // NHWC global: straight from src, and the row loop's generic and flat rows.
+  CHECK(Listed(Shape(64, 7, 7, 7, 7, 1, 1, 0, 0), Nhwc(Avx512F32(false))) ==
+        "Direct NhwcGlobal NhwcRows/0 NhwcRows/5 NhwcRows/5p ");
   // NHWC 3 fp32 channels, 3x3 s2 p1: generic, stem, pick with and without
   // the carried tap, channel planes (rows: 0 generic, 1 stem, 2 pick,
   // 6 planar).

@@ -10,6 +10,8 @@
 
 #include <array>
 #include <climits>
+#include <cstring>
+#include <limits>
 #include <set>
 #include <utility>
 #include <sstream>
@@ -267,6 +269,12 @@ std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
   v.push_back(Geom2D(5, 3, 70, 3, 70, 1, 1, 0, 0, false, false));   // global, rows of 5 vectors
   v.push_back(Geom2D(37, 5, 5, 5, 5, 1, 1, 0, 0, false, false));    // global, 25-element planes
   v.push_back(Geom2D(21, 3, 3, 3, 3, 1, 1, 0, 0, false, false));    // global, 9-element planes
+  // NHWC global with a vector of channels or more (64 8-bit lanes on
+  // AVX-512): whole vectors and an overlapped last one; rows of whole
+  // vectors and not.
+  v.push_back(Geom2D(130, 7, 7, 7, 7, 1, 1, 0, 0, false, false));
+  v.push_back(Geom2D(67, 3, 5, 3, 5, 1, 1, 0, 0, false, false));
+  v.push_back(Geom2D(64, 2, 9, 2, 9, 1, 1, 0, 0, false, false));
   // Global planes of 2, 4, 16 and 17 elements (one lane, exactly one
   // 128-bit or 512-bit vector, one more).
   v.push_back(Geom2D(9, 1, 2, 1, 2, 1, 1, 0, 0, false, false));
@@ -729,6 +737,7 @@ std::set<PathKey> PossiblePaths(const synetk::detail::PoolCaps& c) {
     return s;
   }
   add(PoolPath::kNhwcPairs);
+  add(PoolPath::kNhwcGlobal);
   for (R r : {R::kGeneric, R::kStem, R::kFlat, R::kPlanar}) add(PoolPath::kNhwcRows, int(r));
   if (c.twoTables) add(PoolPath::kNhwcRows, int(R::kPick));
   const size_t vectorBytes = c.lanes * c.laneBytes;
@@ -868,6 +877,48 @@ TEMPLATE_TEST_CASE("pooling: every plan that serves a geometry matches the refer
       // Averages with excludePad: the paths' clipped widths and scales too
       // (without it, the same paths with one scale).
       if constexpr (!std::is_integral_v<TestType>) CheckServingPlans<TestType, false>(g, true);
+    }
+  });
+}
+
+// NHWC global pooling (PoolNhwcGlobal) keeps the order of the flat rows it
+// replaced: the two agree bit for bit, NaN and signed zeros included, which
+// the reference comparison leaves open (max: either zero of a tie; averages:
+// any order within the bound).
+template <typename T, bool kMax>
+void CheckNhwcGlobalOrder(const PoolGeom& g) {
+  INFO((kMax ? "max " : "average ") << Describe(g));
+  auto src = PoolRandom<T>(g.SrcSize());
+  for (size_t i = 0; i < src.size(); i += 5) {
+    const float specials[] = {std::numeric_limits<float>::quiet_NaN(), -0.0f, 0.0f};
+    src[i] = TestElem<T>::FromFloat(specials[(i / 5) % 3]);
+  }
+  using synetk::detail::PoolPath;
+  using synetk::detail::PoolRowKind;
+  const auto runs = RunServingPlans<T, kMax, synetk::Nhwc>(src, g, true);
+  const std::vector<T>*global = nullptr, *flat = nullptr;
+  for (const auto& [plan, out] : runs) {
+    if (plan.path == PoolPath::kNhwcGlobal) global = &out;
+    if (plan.path == PoolPath::kNhwcRows && plan.rows == PoolRowKind::kFlat && !plan.flatPairs) {
+      flat = &out;
+    }
+  }
+  REQUIRE(global != nullptr);
+  REQUIRE(flat != nullptr);
+  REQUIRE(std::memcmp(global->data(), flat->data(), flat->size() * sizeof(T)) == 0);
+}
+
+TEMPLATE_TEST_CASE("pooling: NHWC global pooling combines in the flat rows' order",
+                   "[pooling][plan]", float, bfloat16_t) {
+  SYNETK_FOR_EACH_TARGET([] {
+    // Rows of whole vectors and not; 7 rows and columns (two chains for
+    // max) and 9 (one); an overlapped last vector of channels.
+    for (const PoolGeom& g : {Geom2D(130, 7, 7, 7, 7, 1, 1, 0, 0, false, false),
+                              Geom2D(67, 3, 5, 3, 5, 1, 1, 0, 0, false, false),
+                              Geom2D(64, 9, 9, 9, 9, 1, 1, 0, 0, false, false),
+                              Geom2D(48, 2, 9, 2, 9, 1, 1, 0, 0, false, false)}) {
+      CheckNhwcGlobalOrder<TestType, true>(g);
+      CheckNhwcGlobalOrder<TestType, false>(g);
     }
   });
 }

@@ -99,6 +99,8 @@ inline constexpr size_t kNormChannelGroup = 64;
 // NHWC V3/V4: pixels per group of the column statistics (fp32 in registers,
 // then merged or Kahan-added into the per-channel totals).
 inline constexpr size_t kNormPositionGroup = 64;
+// NCHW V3: channels per group of its steps (NormalizeV3).
+inline constexpr size_t kNormV3Group = 32;
 // NCHW V1/V2: a block of positions of all channels should stay in L2.
 inline constexpr size_t kNormBlockBytes = 512 * 1024;
 inline constexpr size_t kNormMaxBlock = 1024;  // positions; stack statistics
@@ -175,6 +177,22 @@ HWY_INLINE void MapRow(DF df, const T* src, T* dst, size_t L, const F& f) {
     const size_t n = L - i;
     StoreF32Partial(df, f(i, n, LoadF32Partial(df, src + i, n)), dst + i, n);
   }
+}
+
+// MapRow for rows of at least a vector whose f reads its parameters at any
+// offset (LoadU, LoadParam; never an aligned Load at i): a row that is not
+// a whole number of vectors ends with one whole vector at L - N, overlapping
+// the one before it, instead of a partial load and store (AVX2's masked
+// store costs AMD CPUs more than the row's other vectors together; bench:
+// BM_NormalizeVsSimd/version:4/C:512/HW:49/nhwc:0). That vector is loaded
+// before anything is stored, so dst may be src.
+template <typename T, class DF, class F>
+HWY_INLINE void MapRowOverlapped(DF df, const T* src, T* dst, size_t L, const F& f) {
+  const size_t N = hn::Lanes(df);
+  if (L % N == 0 || L < N) return MapRow(df, src, dst, L, f);
+  const hn::Vec<DF> last = LoadF32(df, src + L - N);
+  for (size_t i = 0; i + N <= L; i += N) StoreF32(df, f(i, N, LoadF32(df, src + i)), dst + i);
+  StoreF32(df, f(L - N, N, last), dst + L - N);
 }
 
 // 1/sqrt(d), or 0 where d == 0 (eps = 0 and an all-zero reduction).
@@ -601,7 +619,7 @@ HWY_INLINE void NormalizeAcross(DF df, const detail::NormalizeArgs<T>& a,
     for (size_t c = 0; c < C; ++c) {  // the test per channel
       const V sc = hn::Set(df, a.scale[c]);
       NormWithCheck(NormProductFits(kf, std::fabs(a.scale[c])), [&](auto checked) HWY_ATTR {
-        MapRow(df, src + c * S, dst + c * S, S, [&](size_t, size_t, V x) HWY_ATTR {
+        MapRowOverlapped(df, src + c * S, dst + c * S, S, [&](size_t, size_t, V x) HWY_ATTR {
           return NormScaled<decltype(checked)::value>(df, x, k, sc);
         });
       });
@@ -609,7 +627,7 @@ HWY_INLINE void NormalizeAcross(DF df, const detail::NormalizeArgs<T>& a,
   } else {
     NormWithCheck(NormProductFits(kf, MaxFiniteAbs(a.scale, C)), [&](auto checked) HWY_ATTR {
       for (size_t s = 0; s < S; ++s) {
-        MapRow(df, src + s * C, dst + s * C, C, [&](size_t i, size_t n, V x) HWY_ATTR {
+        MapRowOverlapped(df, src + s * C, dst + s * C, C, [&](size_t i, size_t n, V x) HWY_ATTR {
           return NormScaled<decltype(checked)::value>(df, x, k, LoadParam(df, a.scale + i, n));
         });
       }
@@ -714,18 +732,33 @@ HWY_INLINE void NormalizeV3(DF df, const detail::NormalizeArgs<T>& a,
   using V = hn::Vec<DF>;
   const size_t C = a.channels, S = a.spatial, c0 = a.begin, c1 = a.end;
   if constexpr (std::is_same_v<Format, Nchw>) {
-    for (size_t c = c0; c < c1; ++c) {
-      const T* row = src + c * S;
-      const float mean = static_cast<float>(RowSum<0>(df, row, S, 0.0f) / static_cast<double>(S));
-      const double var = RowSum<2>(df, row, S, mean) / static_cast<double>(S);
-      const float norm = SafeRsqrtScalar(var + a.eps);
-      const V f = hn::Set(df, norm), sc = hn::Set(df, a.scale[c]);
-      const V vm = hn::Set(df, mean), sh = hn::Set(df, a.shift[c]);
-      NormWithCheck(NormProductFits(norm, std::fabs(a.scale[c])), [&](auto checked) HWY_ATTR {
-        MapRow(df, row, dst + c * S, S, [&](size_t, size_t, V x) HWY_ATTR {
-          return NormScaledShifted<decltype(checked)::value>(df, hn::Sub(x, vm), f, sc, sh);
+    // Channels in groups whose rows fit in L1 (up to kNormV3Group), each
+    // step for the whole group before the next: a channel's mean waits on
+    // its sum and a division, its norm on the second sum, a square root and
+    // a division, so channel by channel those latencies add up on short rows
+    // (bench: BM_NormalizeVsSimd/version:3/C:512/HW:49/nhwc:0); across a
+    // group they overlap. The same arithmetic per channel.
+    const size_t group =
+        std::max<size_t>(1, std::min(kNormV3Group, kNormBlockBytesL1 / (S * sizeof(T))));
+    double sums[kNormV3Group];
+    float means[kNormV3Group], norms[kNormV3Group];
+    const double n = static_cast<double>(S);
+    for (size_t g0 = c0; g0 < c1; g0 += group) {
+      const size_t g1 = std::min(c1, g0 + group);
+      for (size_t c = g0; c < g1; ++c) sums[c - g0] = RowSum<0>(df, src + c * S, S, 0.0f);
+      for (size_t c = g0; c < g1; ++c) means[c - g0] = static_cast<float>(sums[c - g0] / n);
+      for (size_t c = g0; c < g1; ++c) sums[c - g0] = RowSum<2>(df, src + c * S, S, means[c - g0]);
+      for (size_t c = g0; c < g1; ++c) norms[c - g0] = SafeRsqrtScalar(sums[c - g0] / n + a.eps);
+      for (size_t c = g0; c < g1; ++c) {
+        const float norm = norms[c - g0];
+        const V f = hn::Set(df, norm), sc = hn::Set(df, a.scale[c]);
+        const V vm = hn::Set(df, means[c - g0]), sh = hn::Set(df, a.shift[c]);
+        NormWithCheck(NormProductFits(norm, std::fabs(a.scale[c])), [&](auto checked) HWY_ATTR {
+          MapRowOverlapped(df, src + c * S, dst + c * S, S, [&](size_t, size_t, V x) HWY_ATTR {
+            return NormScaledShifted<decltype(checked)::value>(df, hn::Sub(x, vm), f, sc, sh);
+          });
         });
-      });
+      }
     }
   } else {
     // Moments per channel, one group of positions at a time (pivot: the
@@ -775,12 +808,13 @@ HWY_INLINE void NormalizeV3(DF df, const detail::NormalizeArgs<T>& a,
     const bool fits = NormProductFits(MaxOf(f + c0, c1 - c0), MaxFiniteAbs(scale, c1 - c0));
     NormWithCheck(fits, [&](auto checked) HWY_ATTR {
       for (size_t s = 0; s < S; ++s) {
-        MapRow(df, src + s * C + c0, dst + s * C + c0, c1 - c0,
-               [&](size_t i, size_t n, V x) HWY_ATTR {
-                 return NormScaledShifted<decltype(checked)::value>(
-                     df, hn::Sub(x, LoadParam(df, mean + c0 + i, n)), LoadParam(df, f + c0 + i, n),
-                     LoadParam(df, scale + i, n), LoadParam(df, shift + i, n));
-               });
+        MapRowOverlapped(df, src + s * C + c0, dst + s * C + c0, c1 - c0,
+                         [&](size_t i, size_t n, V x) HWY_ATTR {
+                           return NormScaledShifted<decltype(checked)::value>(
+                               df, hn::Sub(x, LoadParam(df, mean + c0 + i, n)),
+                               LoadParam(df, f + c0 + i, n), LoadParam(df, scale + i, n),
+                               LoadParam(df, shift + i, n));
+                         });
       }
     });
   }
@@ -793,30 +827,38 @@ HWY_INLINE void NormalizeV4(DF df, const detail::NormalizeArgs<T>& a,
                             const T* src, T* dst) {
   using V = hn::Vec<DF>;
   const size_t C = a.channels, S = a.spatial;
-  float* k = a.workspace;  // C floats: norms, then factors
+  float* k = a.workspace;  // C floats: norms, then (NHWC) factors
+  // The norms and their sum (in channel order) in one loop, whose sum chain
+  // and square roots overlap the rows' loads.
+  double sum = 0.0;
   if constexpr (std::is_same_v<Format, Nchw>) {
     for (size_t c = 0; c < C; ++c) {
       k[c] = static_cast<float>(std::sqrt(RowSum<1>(df, src + c * S, S, 0.0f)));
+      sum += k[c];
     }
   } else {
     ColumnSquares(df, src, C, S, k, k + C);
-    for (size_t c = 0; c < C; ++c) k[c] = static_cast<float>(std::sqrt(double(k[c])));
-  }
-  double sum = 0.0;
-  for (size_t c = 0; c < C; ++c) sum += k[c];
-  const double den = sum / static_cast<double>(C) + a.eps;
-  for (size_t c = 0; c < C; ++c) {
-    k[c] = den == 0.0 ? 1.0f : static_cast<float>(1.0 + a.scale[c] * double(k[c]) / den);
-  }
-  if constexpr (std::is_same_v<Format, Nchw>) {
     for (size_t c = 0; c < C; ++c) {
-      const V f = hn::Set(df, k[c]), sh = hn::Set(df, a.shift[c]);
-      MapRow(df, src + c * S, dst + c * S, S,
-             [&](size_t, size_t, V x) HWY_ATTR { return hn::MulAdd(x, f, sh); });
+      k[c] = static_cast<float>(std::sqrt(double(k[c])));
+      sum += k[c];
+    }
+  }
+  const double den = sum / static_cast<double>(C) + a.eps;
+  const auto factor = [&](size_t c) {
+    return den == 0.0 ? 1.0f : static_cast<float>(1.0 + a.scale[c] * double(k[c]) / den);
+  };
+  if constexpr (std::is_same_v<Format, Nchw>) {
+    // Each channel's factor just before its row: the divisions overlap the
+    // rows' stores instead of running as a loop of their own.
+    for (size_t c = 0; c < C; ++c) {
+      const V f = hn::Set(df, factor(c)), sh = hn::Set(df, a.shift[c]);
+      MapRowOverlapped(df, src + c * S, dst + c * S, S,
+                       [&](size_t, size_t, V x) HWY_ATTR { return hn::MulAdd(x, f, sh); });
     }
   } else {
+    for (size_t c = 0; c < C; ++c) k[c] = factor(c);
     for (size_t s = 0; s < S; ++s) {
-      MapRow(df, src + s * C, dst + s * C, C, [&](size_t i, size_t n, V x) HWY_ATTR {
+      MapRowOverlapped(df, src + s * C, dst + s * C, C, [&](size_t i, size_t n, V x) HWY_ATTR {
         return hn::MulAdd(x, LoadParam(df, k + i, n), LoadParam(df, a.shift + i, n));
       });
     }

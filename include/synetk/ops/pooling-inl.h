@@ -18,7 +18,8 @@
 // (PoolNchwStride1: bf16 averages' rows split into even and odd columns); NHWC with 3
 // channels and strideX > 1 pools channel planes split from R; NCHW global
 // pooling reduces each plane without R
-// (max: flat; average: column sums, then the columns in order).
+// (max: flat; average: column sums, then the columns in order), NHWC global
+// pooling each vector of channels straight from src.
 // Max pooling works on order-preserving keys of the stored bits (bf16/f16:
 // sign-magnitude -> two's complement), so its output is always one of the
 // inputs, bit for bit.
@@ -38,6 +39,7 @@
 #include "synetk/ops/pooling_nchw_half_width-inl.h"
 #include "synetk/ops/pooling_nchw_stride1-inl.h"
 #include "synetk/ops/pooling_nhwc-inl.h"
+#include "synetk/ops/pooling_nhwc_global-inl.h"
 #include "synetk/ops/pooling_pairs-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -154,6 +156,9 @@ void PoolKernel(const detail::PoolArgs<typename Cfg::Elem>& a) {
       return;
     case PoolPath::kNhwcRows:
       if constexpr (!kNchw) PoolNhwc<Cfg>(d, a, plan);
+      return;
+    case PoolPath::kNhwcGlobal:
+      if constexpr (!kNchw) PoolNhwcGlobal<Cfg>(d, a);
       return;
   }
 }

@@ -30,8 +30,9 @@ enum class PoolPath : uint8_t {
   kNchwRows,            // the general row buffer, one row at a time
   kNhwcPairs,           // 2x2 stride 2 on channels of a vector or more
   kNhwcRows,            // the NHWC row loop (PoolRowKind says how each row runs)
+  kNhwcGlobal,          // one unpadded window over the whole input, straight from src
 };
-inline constexpr size_t kPoolPathCount = 11;
+inline constexpr size_t kPoolPathCount = 12;
 
 // How PoolNhwc runs its rows (edge rows that a kind cannot take fall back
 // to kGeneric).
@@ -122,6 +123,14 @@ inline bool PoolFitsStride1(const PoolShape& s, const PoolCaps& c) {
 inline bool PoolIsStride1(const PoolShape& s, const PoolCaps& c) {
   const size_t B = (c.bf16Pairs ? 2 : 1) * c.lanes;
   return PoolFitsStride1(s, c) && !(c.max && c.laneBytes > 1 && s.srcW < 4 * B);
+}
+
+// PoolNhwcGlobal's contract: NHWC, one unpadded 2D window over the whole
+// input, stride 1 along W (the inputs the flat rows served, whose order it
+// keeps), a vector of channels or more.
+inline bool PoolIsNhwcGlobal(const PoolShape& s, const PoolCaps& c) {
+  return !s.pool3d && s.dstH == 1 && s.dstW == 1 && s.kY == s.srcH && s.kX == s.srcW &&
+         s.pY == 0 && s.pX == 0 && s.sX == 1 && s.srcC >= c.lanes;
 }
 
 // The global paths' vector: the widest that fits in a plane.
@@ -269,6 +278,10 @@ inline PoolPlan PlanPool(const PoolShape& s, const PoolCaps& c) {
   if (s.direct) return p;  // kDirect
   const bool pairs = PoolIsPairs(s);
   if (c.nhwc) {
+    if (PoolIsNhwcGlobal(s, c)) {
+      p.path = PoolPath::kNhwcGlobal;
+      return p;
+    }
     if (pairs && s.srcC >= c.lanes) {
       p.path = PoolPath::kNhwcPairs;
       return p;
@@ -309,6 +322,10 @@ inline PoolPlanList PoolPlansServing(const PoolShape& s, const PoolCaps& c) {
   if (c.nhwc) {
     if (PoolIsPairs(s) && s.srcC >= c.lanes) {
       p.path = PoolPath::kNhwcPairs;
+      list.Add(p);
+    }
+    if (PoolIsNhwcGlobal(s, c)) {
+      p.path = PoolPath::kNhwcGlobal;
       list.Add(p);
     }
     p.path = PoolPath::kNhwcRows;
