@@ -820,6 +820,62 @@ HWY_INLINE void NormalizeV3(DF df, const detail::NormalizeArgs<T>& a,
   }
 }
 
+// NormalizeV4's norms from the channels' sums of squares in k (fp32):
+// k[c] = float(sqrt(double(k[c]))), returning their sum in channel order. The
+// square roots go a double vector at a time where the target has them: the
+// divider, not the rows, bounds V4 on short rows (bench:
+// BM_NormalizeVsSimd/version:4/C:512/HW:49), and one vector instruction
+// serves several channels with the same results as the scalar sqrt.
+HWY_INLINE double NormV4Norms(float* HWY_RESTRICT k, size_t C) {
+  double sum = 0.0;
+  size_t c = 0;
+#if HWY_HAVE_FLOAT64
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> dh;
+  const size_t N = hn::Lanes(dd);
+  HWY_ALIGN double buf[kMaxLanes<double>];
+  for (; c + N <= C; c += N) {
+    hn::Store(hn::Sqrt(hn::PromoteTo(dd, hn::LoadU(dh, k + c))), dd, buf);
+    for (size_t i = 0; i < N; ++i) {  // (DemoteTo may saturate where a cast gives inf)
+      k[c + i] = static_cast<float>(buf[i]);
+      sum += k[c + i];
+    }
+  }
+#endif
+  for (; c < C; ++c) {
+    k[c] = static_cast<float>(std::sqrt(double(k[c])));
+    sum += k[c];
+  }
+  return sum;
+}
+
+// NormalizeV4's factors from the norms in k: k[c] = 1 + scale[c]*k[c]/den
+// (1 where den is 0), the divisions a double vector at a time where the
+// target has them (as NormV4Norms), each lane rounded to fp32 as the scalar
+// expression is.
+HWY_INLINE void NormV4Factors(float* HWY_RESTRICT k, const float* HWY_RESTRICT scale, size_t C,
+                              double den) {
+  if (den == 0.0) {
+    std::fill(k, k + C, 1.0f);
+    return;
+  }
+  size_t c = 0;
+#if HWY_HAVE_FLOAT64
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> dh;
+  const size_t N = hn::Lanes(dd);
+  HWY_ALIGN double buf[kMaxLanes<double>];
+  const auto one = hn::Set(dd, 1.0), vden = hn::Set(dd, den);
+  for (; c + N <= C; c += N) {
+    const auto product = hn::Mul(hn::PromoteTo(dd, hn::LoadU(dh, scale + c)),
+                                 hn::PromoteTo(dd, hn::LoadU(dh, k + c)));
+    hn::Store(hn::Add(one, hn::Div(product, vden)), dd, buf);
+    for (size_t i = 0; i < N; ++i) k[c + i] = static_cast<float>(buf[i]);
+  }
+#endif
+  for (; c < C; ++c) k[c] = static_cast<float>(1.0 + scale[c] * double(k[c]) / den);
+}
+
 // V4: buf[c] = sqrt(sum over s of x^2); mean = sum of buf / channels;
 // dst = x * (1 + scale[c]*buf[c]/(mean + eps)) + shift[c].
 template <class Format, typename T, class DF>
@@ -827,36 +883,31 @@ HWY_INLINE void NormalizeV4(DF df, const detail::NormalizeArgs<T>& a,
                             const T* src, T* dst) {
   using V = hn::Vec<DF>;
   const size_t C = a.channels, S = a.spatial;
-  float* k = a.workspace;  // C floats: norms, then (NHWC) factors
-  // The norms and their sum (in channel order) in one loop, whose sum chain
-  // and square roots overlap the rows' loads.
+  float* k = a.workspace;  // C floats: norms, then factors
   double sum = 0.0;
   if constexpr (std::is_same_v<Format, Nchw>) {
-    for (size_t c = 0; c < C; ++c) {
-      k[c] = static_cast<float>(std::sqrt(RowSum<1>(df, src + c * S, S, 0.0f)));
-      sum += k[c];
+    if (S <= kNormChunk) {  // one chunk: RowSum is the fp32 lane sum, exactly
+      const V zero = hn::Zero(df);
+      for (size_t c = 0; c < C; ++c) k[c] = hn::GetLane(RowSumVec<1>(df, src + c * S, S, zero));
+      sum = NormV4Norms(k, C);
+    } else {
+      for (size_t c = 0; c < C; ++c) {
+        k[c] = static_cast<float>(std::sqrt(RowSum<1>(df, src + c * S, S, 0.0f)));
+        sum += k[c];
+      }
     }
   } else {
     ColumnSquares(df, src, C, S, k, k + C);
-    for (size_t c = 0; c < C; ++c) {
-      k[c] = static_cast<float>(std::sqrt(double(k[c])));
-      sum += k[c];
-    }
+    sum = NormV4Norms(k, C);
   }
-  const double den = sum / static_cast<double>(C) + a.eps;
-  const auto factor = [&](size_t c) {
-    return den == 0.0 ? 1.0f : static_cast<float>(1.0 + a.scale[c] * double(k[c]) / den);
-  };
+  NormV4Factors(k, a.scale, C, sum / static_cast<double>(C) + a.eps);
   if constexpr (std::is_same_v<Format, Nchw>) {
-    // Each channel's factor just before its row: the divisions overlap the
-    // rows' stores instead of running as a loop of their own.
     for (size_t c = 0; c < C; ++c) {
-      const V f = hn::Set(df, factor(c)), sh = hn::Set(df, a.shift[c]);
+      const V f = hn::Set(df, k[c]), sh = hn::Set(df, a.shift[c]);
       MapRowOverlapped(df, src + c * S, dst + c * S, S,
                        [&](size_t, size_t, V x) HWY_ATTR { return hn::MulAdd(x, f, sh); });
     }
   } else {
-    for (size_t c = 0; c < C; ++c) k[c] = factor(c);
     for (size_t s = 0; s < S; ++s) {
       MapRowOverlapped(df, src + s * C, dst + s * C, C, [&](size_t i, size_t n, V x) HWY_ATTR {
         return hn::MulAdd(x, LoadParam(df, k + i, n), LoadParam(df, a.shift + i, n));
