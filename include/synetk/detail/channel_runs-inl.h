@@ -47,11 +47,14 @@ struct ParamRows {
 // (prefetching its streams ahead of pf) and returns the result,
 // store(o, count, v) writes it. Called as one, it does both; the drivers
 // below call the halves to load a group of runs before storing any
-// (RunGroup).
+// (RunGroup). `overlapTail`: store may write a run's lanes twice with the
+// same values (it never stores non-temporally), so an NCHW row may end with a
+// whole run overlapping the one before it (ForEachChannelRun).
 template <class Load, class Store>
 struct RunOps {
   Load load;
   Store store;
+  bool overlapTail;
   template <class V>
   HWY_INLINE void operator()(size_t o, size_t count, size_t pf, V p0, V p1, V p2) const {
     store(o, count, load(o, count, pf, p0, p1, p2));
@@ -59,8 +62,8 @@ struct RunOps {
 };
 
 template <class Load, class Store>
-HWY_INLINE RunOps<Load, Store> MakeRunOps(Load load, Store store) {
-  return RunOps<Load, Store>{load, store};
+HWY_INLINE RunOps<Load, Store> MakeRunOps(Load load, Store store, bool overlapTail) {
+  return RunOps<Load, Store>{load, store, overlapTail};
 }
 
 // Runs k < kCount (at most 8), all loaded, load(k), before the first is
@@ -105,7 +108,11 @@ HWY_INLINE void RunGroup(const Load& load, const Store& store) {
 // of the run's lanes (broadcast in NCHW, loaded in NHWC; zero for k >= K).
 // They are separate arguments, not an array, because SVE vectors are
 // sizeless and cannot be array elements. NCHW rows go in groups of
-// kRunGroup runs (RunGroup).
+// kRunGroup runs (RunGroup); with ops.overlapTail, rows of a run or more that
+// are not a whole number of runs end with a whole run at sEnd - N, loaded
+// before the row's first store (in place works), instead of a partial one:
+// AVX2's masked store costs AMD CPUs more than the rest of a 49-element row
+// (bench: BM_FusedVsSimd/type:0/C:512/HW:49/nhwc:0).
 template <class Format, size_t K, class DF, class Ops>
 HWY_INLINE void ForEachChannelRun(DF df, size_t channels, size_t spatial,
                                   size_t sBegin, size_t sEnd,
@@ -115,9 +122,13 @@ HWY_INLINE void ForEachChannelRun(DF df, size_t channels, size_t spatial,
   const size_t N = hn::Lanes(df);
   if constexpr (std::is_same_v<Format, Nchw>) {
     V p0 = hn::Zero(df), p1 = p0, p2 = p0;
+    const bool overlap = ops.overlapTail && sEnd - sBegin >= N && (sEnd - sBegin) % N != 0;
     for (size_t c = 0; c < channels; ++c) {
       GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::Set(df, perChannel[k][c]); });
       const size_t row = c * spatial;
+      const size_t lastRun = row + sEnd - N;
+      V last = p0;
+      if (overlap) last = ops.load(lastRun, N, lastRun, p0, p1, p2);
       size_t s = sBegin;
       if constexpr (kRunGroup > 1) {
         for (; s + kRunGroup * N <= sEnd; s += kRunGroup * N) {
@@ -134,7 +145,11 @@ HWY_INLINE void ForEachChannelRun(DF df, size_t channels, size_t spatial,
         ops(row + s + N, N, row + s + N, p0, p1, p2);
       }
       for (; s + N <= sEnd; s += N) ops(row + s, N, row + s, p0, p1, p2);
-      if (s < sEnd) ops(row + s, sEnd - s, row + s, p0, p1, p2);
+      if (overlap) {
+        ops.store(lastRun, N, last);
+      } else if (s < sEnd) {
+        ops(row + s, sEnd - s, row + s, p0, p1, p2);
+      }
     }
   } else {
     V p0 = hn::Zero(df), p1 = p0, p2 = p0;

@@ -299,7 +299,7 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
     }
   }
   ForEachElementwise<Format, K>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached, a.intel,
-                                MakeRunOps(load, store));
+                                MakeRunOps(load, store, !stream));
 }
 
 // NHWC layers whose output pixels are assembled from runs of input pixels
@@ -307,6 +307,28 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
 template <typename T>
 HWY_INLINE size_t PixelBlock(size_t outChannels) {
   return detail::PixelBlockOf(outChannels, sizeof(T));
+}
+
+// Type 4 NCHW: the elements [s, s1) of a piece [s0, s1) left after its
+// whole groups, one vector at a time; not streamed, a piece of a vector or
+// more ends with one whole vector at s1 - N over the last part vector
+// instead of a masked load and store (AVX2's masked store costs AMD CPUs
+// more than the rest of a 49-element row; bench:
+// BM_FusedVsSimd/type:4/C:512/HW:49/nhwc:0). dst never overlaps src for
+// type 4, so the lanes written twice get the same values.
+template <bool kPlain, class DF, typename T, class Half>
+HWY_INLINE void Fused4PieceTail(DF df, const T* row, T* out, size_t s0, size_t s, size_t s1,
+                                hn::Vec<DF> bias0, const Half& half, bool stream) {
+  const size_t N = hn::Lanes(df);
+  if (!stream && s1 - s0 >= N && (s1 - s) % N != 0) {
+    for (; s + N <= s1; s += N) StoreF32(df, half(hn::Add(LoadF32(df, row + s), bias0)), out + s);
+    StoreF32(df, half(hn::Add(LoadF32(df, row + s1 - N), bias0)), out + s1 - N);
+    return;
+  }
+  for (; s < s1; s += N) {
+    const size_t n = HWY_MIN(N, s1 - s);
+    StoreRun<kPlain>(df, half(hn::Add(LoadRun(df, row + s, n), bias0)), out + s, n, stream);
+  }
 }
 
 // Type 4 NCHW: elements [s0, s1) of a row whose output runs a little ahead
@@ -329,10 +351,7 @@ HWY_NOINLINE void Fused4GroupedPiece(DF df, const T* row, T* out, size_t s0, siz
         },
         [&](size_t k, hn::Vec<DF> v) HWY_ATTR SYNETK_LAMBDA_INLINE { StoreF32(df, v, out + s + k * N); });
   }
-  for (; s < s1; s += N) {
-    const size_t n = HWY_MIN(N, s1 - s);
-    StoreRun<kPlain>(df, half(hn::Add(LoadRun(df, row + s, n), bias0)), out + s, n);
-  }
+  Fused4PieceTail<kPlain>(df, row, out, s0, s, s1, bias0, half, false);
 }
 
 // Type 4's two output halves from x = src + bias0[c]: max(0, x) and
@@ -374,10 +393,7 @@ HWY_INLINE void Fused4Nchw(DF df, const detail::FusedArgs<T>& a, bool stream, si
         StoreF32(df, v1, out + s + N);
       }
     }
-    for (; s < s1; s += N) {
-      const size_t n = HWY_MIN(N, s1 - s);
-      StoreRun<kPlain>(df, half(hn::Add(LoadRun(df, row + s, n), bias0)), out + s, n, stream);
-    }
+    Fused4PieceTail<kPlain>(df, row, out, s0, s, s1, bias0, half, stream);
   };
   for (size_t c = 0; c < C; ++c) {
     const V bias0 = hn::Set(df, a.channel[0][c]);
@@ -514,7 +530,7 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
     StoreRun<kPlain>(df, v, dst + o, count, stream);
   };
   ForEachElementwise<Format, 1>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached, a.intel,
-                                MakeRunOps(load, store));
+                                MakeRunOps(load, store, !stream));
 }
 
 // The scalars of Fused9PixelsInRegisters' pixels (no vectors: SVE's cannot
@@ -934,7 +950,8 @@ HWY_INLINE void Fused9Nchw(DF df, const detail::FusedArgs<T>& a, bool stream) {
         StoreRun<kPlain>(df, LoadRun(df, src + i, count), out1 + i, count, stream);
       }
     };
-    ForEachChannelRun<Format, 2>(df, Ci, S, a.sBegin, a.sEnd, params, MakeRunOps(load, store));
+    ForEachChannelRun<Format, 2>(df, Ci, S, a.sBegin, a.sEnd, params,
+                                 MakeRunOps(load, store, !stream));
     base += Ci;
   }
 }
