@@ -270,11 +270,12 @@ std::vector<PoolGeom> Geometries2D(size_t elemBytes) {
   v.push_back(Geom2D(37, 5, 5, 5, 5, 1, 1, 0, 0, false, false));    // global, 25-element planes
   v.push_back(Geom2D(21, 3, 3, 3, 3, 1, 1, 0, 0, false, false));    // global, 9-element planes
   // NHWC global with a vector of channels or more (64 8-bit lanes on
-  // AVX-512): whole vectors and an overlapped last one; rows of whole
-  // vectors and not.
+  // AVX-512): groups of four vectors (8- and 16-bit keys), whole vectors and
+  // an overlapped last one; rows of whole vectors and not.
   v.push_back(Geom2D(130, 7, 7, 7, 7, 1, 1, 0, 0, false, false));
   v.push_back(Geom2D(67, 3, 5, 3, 5, 1, 1, 0, 0, false, false));
   v.push_back(Geom2D(64, 2, 9, 2, 9, 1, 1, 0, 0, false, false));
+  v.push_back(Geom2D(260, 2, 3, 2, 3, 1, 1, 0, 0, false, false));  // 4 vectors of 64 bytes
   // Global planes of 2, 4, 16 and 17 elements (one lane, exactly one
   // 128-bit or 512-bit vector, one more).
   v.push_back(Geom2D(9, 1, 2, 1, 2, 1, 1, 0, 0, false, false));

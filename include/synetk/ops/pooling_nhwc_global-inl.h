@@ -13,8 +13,9 @@
 // back. bench: BM_PoolingVsSimd kind 3 (max u8), 512x7x7, nhwc.
 //
 // Order: the row loop's for flat rows, so that outputs are bit-identical to
-// it (NaN and +0/-0 ties in max, the sums' rounding in averages): each
-// column's rows in PoolRows' order, then the columns in tap order.
+// it (NaN and +0/-0 ties in fp32 max, the sums' rounding in averages): each
+// column's rows in PoolRows' order, then the columns in tap order. The max
+// of integer keys is the same in any order: pixels in memory order.
 
 #if defined(SYNETK_OPS_POOLING_NHWC_GLOBAL_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef SYNETK_OPS_POOLING_NHWC_GLOBAL_INL_H_
@@ -24,6 +25,7 @@
 #endif
 
 #include <cstddef>
+#include <type_traits>
 
 #include <hwy/highway.h>
 
@@ -128,6 +130,44 @@ HWY_INLINE void PoolNhwcGlobalChannels(D d, const T* HWY_RESTRICT src, size_t C,
   if (C % N != 0) one(C - N);
 }
 
+// Max of integer keys (8-bit elements, 16-bit float keys): any order gives
+// the same bits, so each vector of channels takes the pixels in memory
+// order with one accumulator, four vectors per pass (a pass reads whole
+// runs of lines, where two vectors read one line per pixel; bench:
+// BM_PoolingVsSimd/kind:3/C:512/HW:7/k:7/s:1/p:0/nhwc:1), then one, the last
+// one overlapping the one before it.
+template <class Ops, class D, typename T>
+HWY_INLINE void PoolNhwcGlobalKeys(D d, const T* HWY_RESTRICT src, size_t C, size_t pixels,
+                                   T* HWY_RESTRICT dst) {
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  size_t c = 0;
+  for (; c + 4 * N <= C; c += 4 * N) {
+    const T* p = src + c;
+    V a0 = Ops::Load(d, p), a1 = Ops::Load(d, p + N);
+    V a2 = Ops::Load(d, p + 2 * N), a3 = Ops::Load(d, p + 3 * N);
+    for (size_t i = 1; i < pixels; ++i) {
+      p += C;
+      a0 = Ops::Combine(a0, Ops::Load(d, p));
+      a1 = Ops::Combine(a1, Ops::Load(d, p + N));
+      a2 = Ops::Combine(a2, Ops::Load(d, p + 2 * N));
+      a3 = Ops::Combine(a3, Ops::Load(d, p + 3 * N));
+    }
+    Ops::Store(d, a0, dst + c);
+    Ops::Store(d, a1, dst + c + N);
+    Ops::Store(d, a2, dst + c + 2 * N);
+    Ops::Store(d, a3, dst + c + 3 * N);
+  }
+  const auto one = [&](size_t at) HWY_ATTR SYNETK_LAMBDA_INLINE {
+    const T* p = src + at;
+    V acc = Ops::Load(d, p);
+    for (size_t i = 1; i < pixels; ++i) acc = Ops::Combine(acc, Ops::Load(d, p + i * C));
+    Ops::Store(d, acc, dst + at);
+  };
+  for (; c + N <= C; c += N) one(c);
+  if (C % N != 0) one(C - N);
+}
+
 template <class Cfg, class D>
 HWY_NOINLINE void PoolNhwcGlobal(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using Ops = PoolOps<Cfg>;
@@ -135,6 +175,9 @@ HWY_NOINLINE void PoolNhwcGlobal(D d, const detail::PoolArgs<typename Cfg::Elem>
   using V = hn::Vec<D>;
   if (a.begin >= a.end) return;  // the one output row is not in the call's range
   const size_t N = hn::Lanes(d), C = a.srcC, H = a.srcH, W = a.srcW, rowElems = W * C;
+  if constexpr (Ops::kOrderFree && !std::is_floating_point_v<typename Ops::L>) {
+    return PoolNhwcGlobalKeys<Ops>(d, a.src, C, H * W, a.dst);
+  }
   // Averages: by the kernel's area, or with excludePad by the input's (the
   // kernel may reach past it: a.kY, a.kX are clipped, a.scale is not), both
   // rounded once as the row loop's scales are.
