@@ -820,14 +820,18 @@ HWY_INLINE void NormalizeV3(DF df, const detail::NormalizeArgs<T>& a,
   }
 }
 
-// NormalizeV4's norms from the channels' sums of squares in k (fp32):
-// k[c] = float(sqrt(double(k[c]))), returning their sum in channel order. The
-// square roots go a double vector at a time where the target has them: the
-// divider, not the rows, bounds V4 on short rows (bench:
+// k[c] = float(scalar(c)) for c < C, where scalar is a double expression of
+// per-channel fp32 arrays (k among them): a double vector at a time where
+// the target has them (vector(dd, dh, c): the same expression on lanes
+// c.. promoted from fp32 through dh), each lane cast to fp32 as the scalar
+// expression is (DemoteTo may saturate where a cast gives inf); each(c)
+// follows k[c], in channel order. NormalizeV4's square roots and divisions:
+// the divider, not the rows, bounds V4 on short rows (bench:
 // BM_NormalizeVsSimd/version:4/C:512/HW:49), and one vector instruction
-// serves several channels with the same results as the scalar sqrt.
-HWY_INLINE double NormV4Norms(float* HWY_RESTRICT k, size_t C) {
-  double sum = 0.0;
+// serves several channels with the same results.
+template <class Vector, class Scalar, class Each>
+HWY_INLINE void NormInDouble(float* HWY_RESTRICT k, size_t C, const Vector& vector,
+                             const Scalar& scalar, const Each& each) {
   size_t c = 0;
 #if HWY_HAVE_FLOAT64
   const hn::ScalableTag<double> dd;
@@ -835,45 +839,48 @@ HWY_INLINE double NormV4Norms(float* HWY_RESTRICT k, size_t C) {
   const size_t N = hn::Lanes(dd);
   HWY_ALIGN double buf[kMaxLanes<double>];
   for (; c + N <= C; c += N) {
-    hn::Store(hn::Sqrt(hn::PromoteTo(dd, hn::LoadU(dh, k + c))), dd, buf);
-    for (size_t i = 0; i < N; ++i) {  // (DemoteTo may saturate where a cast gives inf)
+    hn::Store(vector(dd, dh, c), dd, buf);
+    for (size_t i = 0; i < N; ++i) {
       k[c + i] = static_cast<float>(buf[i]);
-      sum += k[c + i];
+      each(c + i);
     }
   }
 #endif
   for (; c < C; ++c) {
-    k[c] = static_cast<float>(std::sqrt(double(k[c])));
-    sum += k[c];
+    k[c] = static_cast<float>(scalar(c));
+    each(c);
   }
+}
+
+// NormalizeV4's norms from the channels' sums of squares in k (fp32):
+// k[c] = float(sqrt(double(k[c]))), returning their sum in channel order.
+HWY_INLINE double NormV4Norms(float* HWY_RESTRICT k, size_t C) {
+  double sum = 0.0;
+  NormInDouble(
+      k, C,
+      [&](auto dd, auto dh, size_t c) HWY_ATTR {
+        return hn::Sqrt(hn::PromoteTo(dd, hn::LoadU(dh, k + c)));
+      },
+      [&](size_t c) { return std::sqrt(double(k[c])); }, [&](size_t c) { sum += k[c]; });
   return sum;
 }
 
 // NormalizeV4's factors from the norms in k: k[c] = 1 + scale[c]*k[c]/den
-// (1 where den is 0), the divisions a double vector at a time where the
-// target has them (as NormV4Norms), each lane rounded to fp32 as the scalar
-// expression is.
+// (1 where den is 0).
 HWY_INLINE void NormV4Factors(float* HWY_RESTRICT k, const float* HWY_RESTRICT scale, size_t C,
                               double den) {
   if (den == 0.0) {
     std::fill(k, k + C, 1.0f);
     return;
   }
-  size_t c = 0;
-#if HWY_HAVE_FLOAT64
-  const hn::ScalableTag<double> dd;
-  const hn::Rebind<float, decltype(dd)> dh;
-  const size_t N = hn::Lanes(dd);
-  HWY_ALIGN double buf[kMaxLanes<double>];
-  const auto one = hn::Set(dd, 1.0), vden = hn::Set(dd, den);
-  for (; c + N <= C; c += N) {
-    const auto product = hn::Mul(hn::PromoteTo(dd, hn::LoadU(dh, scale + c)),
-                                 hn::PromoteTo(dd, hn::LoadU(dh, k + c)));
-    hn::Store(hn::Add(one, hn::Div(product, vden)), dd, buf);
-    for (size_t i = 0; i < N; ++i) k[c + i] = static_cast<float>(buf[i]);
-  }
-#endif
-  for (; c < C; ++c) k[c] = static_cast<float>(1.0 + scale[c] * double(k[c]) / den);
+  NormInDouble(
+      k, C,
+      [&](auto dd, auto dh, size_t c) HWY_ATTR {
+        const auto product = hn::Mul(hn::PromoteTo(dd, hn::LoadU(dh, scale + c)),
+                                     hn::PromoteTo(dd, hn::LoadU(dh, k + c)));
+        return hn::Add(hn::Set(dd, 1.0), hn::Div(product, hn::Set(dd, den)));
+      },
+      [&](size_t c) { return 1.0 + scale[c] * double(k[c]) / den; }, [](size_t) {});
 }
 
 // V4: buf[c] = sqrt(sum over s of x^2); mean = sum of buf / channels;

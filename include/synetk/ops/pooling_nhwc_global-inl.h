@@ -6,8 +6,8 @@
 //
 // Contract (PoolIsNhwcGlobal): dstH == dstW == 1, kY == srcH, kX == srcW, no
 // padding, stride 1 along W (where the planner took flat rows), at least one
-// vector of channels (the last vector overlaps the one
-// before it instead of running a partial one). Faster than the row loop
+// vector of channels (the last vector overlaps the one before it instead of
+// running a partial one). Faster than the row loop
 // there because src is read once and nothing else is written: the row loop
 // stores the vertical step of every column to its row buffer and reads it
 // back. bench: BM_PoolingVsSimd kind 3 (max u8), 512x7x7, nhwc.
@@ -36,36 +36,19 @@ SYNETK_NAMESPACE_BEGIN
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// column(0) (+) ... (+) column(W - 1) in PoolTapSum's order for a count
-// known only at run time (PoolTapsRows: W in 1..7 as PoolTapSum unrolls it,
-// one chain beyond), without an instance per count.
-template <class Ops, class Column>
-HWY_INLINE auto PoolColumnsSum(size_t W, const Column& column) {
-  auto acc = column(0);
-  if (Ops::kOrderFree && W >= 3 && W <= 7) {  // two chains, odd columns in the second
-    auto acc2 = column(1);
-    size_t x = 2;
-    for (; x + 1 < W; x += 2) {
-      acc = Ops::Combine(acc, column(x));
-      acc2 = Ops::Combine(acc2, column(x + 1));
-    }
-    if (x < W) acc = Ops::Combine(acc, column(x));
-    return Ops::Combine(acc, acc2);
-  }
-  for (size_t x = 1; x < W; ++x) acc = Ops::Combine(acc, column(x));
-  return acc;
-}
-
-// PoolColumnsSum of two vectors of channels at once: column(x, a, b) gives
-// both vectors' vertical step of column x. Each line of src a pass reads then
-// serves both vectors (one vector per pass walks every line of the input
-// twice, and the pixels' stride, a power of two for 512 channels, maps them
-// to few L1 sets).
+// Two vectors of channels at once: a = column(0, a) (+) ... (+)
+// column(W - 1, a), b likewise, with column(x, va, vb) giving both vectors'
+// vertical step of column x, in PoolTapSum's order for a count known only
+// at run time (PoolTapsRows: W in 1..7 as PoolTapSum unrolls it, one chain
+// beyond), without an instance per count. Each line of src a pass reads
+// then serves both vectors (one vector per pass walks every line of the
+// input twice, and the pixels' stride, a power of two for 512 channels,
+// maps them to few L1 sets).
 template <class Ops, class V, class Column>
 HWY_INLINE void PoolColumnsSumPair(size_t W, const Column& column, V& a, V& b) {
   V ca, cb;
   column(0, a, b);
-  if (Ops::kOrderFree && W >= 3 && W <= 7) {
+  if (Ops::kOrderFree && W >= 3 && W <= 7) {  // two chains, odd columns in the second
     V a2, b2;
     column(1, a2, b2);
     size_t x = 2;
@@ -93,9 +76,10 @@ HWY_INLINE void PoolColumnsSumPair(size_t W, const Column& column, V& a, V& b) {
   }
 }
 
-// Every vector of channels, two at a time, then one, the last one
-// overlapping the one before it: column(p, x) gives the vertical step of
-// column x from p = src + c.
+// Every vector of channels, two per pass: the channels left after the
+// whole pairs (under 2N) go as one more pair, its second vector ending at
+// C and overlapping the first (C >= N). column(p, x) gives the vertical step
+// of column x from p = src + c.
 template <class Ops, class D, typename T, class Column>
 HWY_INLINE void PoolNhwcGlobalChannels(D d, const T* HWY_RESTRICT src, size_t C, size_t W,
                                        hn::Vec<D> scale, T* HWY_RESTRICT dst,
@@ -106,28 +90,21 @@ HWY_INLINE void PoolNhwcGlobalChannels(D d, const T* HWY_RESTRICT src, size_t C,
     if constexpr (Ops::kDivides) v = PoolScale(d, v, scale);
     Ops::Store(d, v, dst + c);
   };
-  size_t c = 0;
-  for (; c + 2 * N <= C; c += 2 * N) {
-    const T* p = src + c;
+  const auto pair = [&](size_t c0, size_t c1) HWY_ATTR SYNETK_LAMBDA_INLINE {
     V a, b;
     PoolColumnsSumPair<Ops>(
         W,
         [&](size_t x, V& va, V& vb) HWY_ATTR SYNETK_LAMBDA_INLINE {
-          va = column(p + x * C);
-          vb = column(p + x * C + N);
+          va = column(src + c0 + x * C);
+          vb = column(src + c1 + x * C);
         },
         a, b);
-    finish(a, c);
-    finish(b, c + N);
-  }
-  const auto one = [&](size_t at) HWY_ATTR SYNETK_LAMBDA_INLINE {
-    const T* p = src + at;
-    finish(PoolColumnsSum<Ops>(
-               W, [&](size_t x) HWY_ATTR SYNETK_LAMBDA_INLINE { return column(p + x * C); }),
-           at);
+    finish(a, c0);
+    finish(b, c1);
   };
-  if (c + N <= C) one(c);
-  if (C % N != 0) one(C - N);
+  size_t c = 0;
+  for (; c + 2 * N <= C; c += 2 * N) pair(c, c + N);
+  if (c < C) pair(HWY_MIN(c, C - N), C - N);
 }
 
 // Max of integer keys (8-bit elements, 16-bit float keys): any order gives
@@ -168,16 +145,11 @@ HWY_INLINE void PoolNhwcGlobalKeys(D d, const T* HWY_RESTRICT src, size_t C, siz
   if (C % N != 0) one(C - N);
 }
 
-template <class Cfg, class D>
-HWY_NOINLINE void PoolNhwcGlobal(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
-  using Ops = PoolOps<Cfg>;
-  using T = typename Cfg::Elem;
+// fp32 max and averages, in the flat rows' order (PoolNhwcGlobalChannels).
+template <class Ops, class D, typename T>
+HWY_INLINE void PoolNhwcGlobalOrdered(D d, const detail::PoolArgs<T>& a) {
   using V = hn::Vec<D>;
-  if (a.begin >= a.end) return;  // the one output row is not in the call's range
   const size_t N = hn::Lanes(d), C = a.srcC, H = a.srcH, W = a.srcW, rowElems = W * C;
-  if constexpr (Ops::kOrderFree && !std::is_floating_point_v<typename Ops::L>) {
-    return PoolNhwcGlobalKeys<Ops>(d, a.src, C, H * W, a.dst);
-  }
   // Averages: by the kernel's area, or with excludePad by the input's (the
   // kernel may reach past it: a.kY, a.kX are clipped, a.scale is not), both
   // rounded once as the row loop's scales are.
@@ -199,8 +171,10 @@ HWY_NOINLINE void PoolNhwcGlobal(D d, const detail::PoolArgs<typename Cfg::Elem>
   }
   if (PoolWithTapCount(H, [&](auto rows) HWY_ATTR SYNETK_LAMBDA_INLINE {
         run([&](const T* p) HWY_ATTR SYNETK_LAMBDA_INLINE {
-          return PoolTapSum<Ops, decltype(rows)::value>(
-              [&](size_t y) HWY_ATTR SYNETK_LAMBDA_INLINE { return Ops::Load(d, p + y * rowElems); });
+          const auto row = [&](size_t y) HWY_ATTR SYNETK_LAMBDA_INLINE {
+            return Ops::Load(d, p + y * rowElems);
+          };
+          return PoolTapSum<Ops, decltype(rows)::value>(row);
         });
       })) {
     return;
@@ -210,6 +184,17 @@ HWY_NOINLINE void PoolNhwcGlobal(D d, const detail::PoolArgs<typename Cfg::Elem>
     for (size_t y = 1; y < H; ++y) acc = Ops::Combine(acc, Ops::Load(d, p + y * rowElems));
     return acc;
   });
+}
+
+template <class Cfg, class D>
+HWY_NOINLINE void PoolNhwcGlobal(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
+  using Ops = PoolOps<Cfg>;
+  if (a.begin >= a.end) return;  // the one output row is not in the call's range
+  if constexpr (Ops::kOrderFree && !std::is_floating_point_v<typename Ops::L>) {
+    PoolNhwcGlobalKeys<Ops>(d, a.src, a.srcC, a.srcH * a.srcW, a.dst);
+  } else {
+    PoolNhwcGlobalOrdered<Ops>(d, a);
+  }
 }
 
 }  // namespace HWY_NAMESPACE
