@@ -20,28 +20,21 @@ if grep -q '^flags.* avx2' /proc/cpuinfo; then
 else
   targets=""
 fi
-# Compile two fuzzers at a time, largest source first so that the two longest
-# compiles (pooling, quant) pair up (CI has 2 cores; each compile is
-# single-threaded), then run them one after the other.
-build() {
-  clang++-14 -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-    $targets -Iinclude -Itests "$1" -o "build-fuzz/$(basename "$1" .cc)" -lhwy
-}
-pending=""
-for src in $(ls -S fuzz/*_fuzz.cc); do
-  build "$src" &
-  pending="$pending $!"
-  if [ "$(echo $pending | wc -w)" -ge 2 ]; then
-    for pid in $pending; do wait "$pid"; done
-    pending=""
-  fi
-done
-for pid in $pending; do wait "$pid"; done
+# Compile two fuzzers at a time (CI has 2 cores; each compile is
+# single-threaded), the largest source first, each next one as soon as a
+# compile ends, so that the shorter ones fill the time of the longest
+# (pooling); then run them one after the other.
+ls -S fuzz/*_fuzz.cc | xargs -P 2 -I {} sh -c \
+  "clang++-14 -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+    $targets -Iinclude -Itests {} -o build-fuzz/\$(basename {} .cc) -lhwy"
 for src in fuzz/*_fuzz.cc; do
   name=$(basename "$src" .cc)
   mkdir -p "build-fuzz/corpus-$name"
   echo "== $name: ${secs}s"
-  "./build-fuzz/$name" -max_total_time="$secs" -print_final_stats=1 "build-fuzz/corpus-$name" 2>&1 |
+  # An input that runs for a minute is a hang (the slowest take milliseconds):
+  # -timeout makes it a timeout-* failure well within the run's time.
+  "./build-fuzz/$name" -max_total_time="$secs" -timeout=60 -print_final_stats=1 \
+    "build-fuzz/corpus-$name" 2>&1 |
     grep -E "stat::number_of_executed_units|ERROR|SUMMARY|Done" || true
   # A crash leaves a crash-* (or leak-*, timeout-*) file; fail the script on
   # any of them, pattern by pattern (one `ls` of all three patterns fails

@@ -30,6 +30,14 @@ namespace hn = hwy::HWY_NAMESPACE;
 template <typename T>
 inline constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(T);
 
+// Whether rows that are not a whole number of vectors end with one whole
+// vector overlapping the one before it rather than a partial store: where a
+// partial store costs more than a whole one (SYNETK_HAS_CHEAP_PARTIAL_STORE;
+// AVX2 on AMD CPUs: bench BM_FusedVsSimd/type:0/C:512/HW:49/nhwc:0). On
+// AVX-512 the extra whole vector costs more than the masked store it saves
+// (the same case).
+inline constexpr bool kOverlapRowTails = !SYNETK_HAS_CHEAP_PARTIAL_STORE;
+
 // Whether this target's f32 -> f16 demotion rounds to nearest even in
 // hardware (F16C, Arm FCVT). Highway 1.0.3 emulates it on the others by
 // truncation, which synetk does not accept.

@@ -76,6 +76,16 @@
 // every target but SCALAR.
 #define SYNETK_HAS_MULTI_LANE (HWY_TARGET != HWY_SCALAR)
 
+// A store of a vector's first lanes in one instruction that costs about a
+// whole store: AVX-512's mask registers, SVE's and RVV's predicates. The
+// other targets emulate it (SSE4, NEON: a blend or lane by lane) or, on AVX2,
+// use vmaskmovps, which AMD CPUs run far slower than a store; there a row
+// that is not a whole number of vectors ends with a whole vector overlapping
+// the one before it instead (detail::kOverlapRowTails).
+#define SYNETK_HAS_CHEAP_PARTIAL_STORE                                             \
+  (SYNETK_HAS_AVX512 || HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 ||         \
+   HWY_TARGET == HWY_SVE_256 || HWY_TARGET == HWY_SVE2_128 || HWY_TARGET == HWY_RVV)
+
 // f32 -> f16 demotion rounds to nearest even in hardware (x86 F16C, Arm
 // FCVT); Highway 1.0.3 emulates it on the other targets by truncation.
 #define SYNETK_HAS_HW_F16_RNE                                                         \

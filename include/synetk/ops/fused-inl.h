@@ -299,7 +299,7 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
     }
   }
   ForEachElementwise<Format, K>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached, a.intel,
-                                MakeRunOps(load, store, !stream));
+                                MakeRunOps(load, store, kOverlapRowTails && !stream));
 }
 
 // NHWC layers whose output pixels are assembled from runs of input pixels
@@ -320,7 +320,7 @@ template <bool kPlain, class DF, typename T, class Half>
 HWY_INLINE void Fused4PieceTail(DF df, const T* row, T* out, size_t s0, size_t s, size_t s1,
                                 hn::Vec<DF> bias0, const Half& half, bool stream) {
   const size_t N = hn::Lanes(df);
-  if (!stream && s1 - s0 >= N && (s1 - s) % N != 0) {
+  if (kOverlapRowTails && !stream && s1 - s0 >= N && (s1 - s) % N != 0) {
     for (; s + N <= s1; s += N) StoreF32(df, half(hn::Add(LoadF32(df, row + s), bias0)), out + s);
     StoreF32(df, half(hn::Add(LoadF32(df, row + s1 - N), bias0)), out + s1 - N);
     return;
@@ -530,7 +530,7 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
     StoreRun<kPlain>(df, v, dst + o, count, stream);
   };
   ForEachElementwise<Format, 1>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached, a.intel,
-                                MakeRunOps(load, store, !stream));
+                                MakeRunOps(load, store, kOverlapRowTails && !stream));
 }
 
 // The scalars of Fused9PixelsInRegisters' pixels (no vectors: SVE's cannot
@@ -951,7 +951,7 @@ HWY_INLINE void Fused9Nchw(DF df, const detail::FusedArgs<T>& a, bool stream) {
       }
     };
     ForEachChannelRun<Format, 2>(df, Ci, S, a.sBegin, a.sEnd, params,
-                                 MakeRunOps(load, store, !stream));
+                                 MakeRunOps(load, store, kOverlapRowTails && !stream));
     base += Ci;
   }
 }

@@ -179,17 +179,17 @@ HWY_INLINE void MapRow(DF df, const T* src, T* dst, size_t L, const F& f) {
   }
 }
 
-// MapRow for rows of at least a vector whose f reads its parameters at any
-// offset (LoadU, LoadParam; never an aligned Load at i): a row that is not
-// a whole number of vectors ends with one whole vector at L - N, overlapping
-// the one before it, instead of a partial load and store (AVX2's masked
-// store costs AMD CPUs more than the row's other vectors together; bench:
-// BM_NormalizeVsSimd/version:4/C:512/HW:49/nhwc:0). That vector is loaded
-// before anything is stored, so dst may be src.
+// MapRow for rows whose f reads its parameters at any offset (LoadU,
+// LoadParam; never an aligned Load at i): where kOverlapRowTails, a row of a
+// vector or more that is not a whole number of vectors ends with one whole
+// vector at L - N, overlapping the one before it, instead of a partial load
+// and store (AVX2's masked store costs AMD CPUs more than the row's other
+// vectors together; bench: BM_NormalizeVsSimd/version:4/C:512/HW:49/nhwc:0).
+// That vector is loaded before anything is stored, so dst may be src.
 template <typename T, class DF, class F>
 HWY_INLINE void MapRowOverlapped(DF df, const T* src, T* dst, size_t L, const F& f) {
   const size_t N = hn::Lanes(df);
-  if (L % N == 0 || L < N) return MapRow(df, src, dst, L, f);
+  if (!kOverlapRowTails || L % N == 0 || L < N) return MapRow(df, src, dst, L, f);
   const hn::Vec<DF> last = LoadF32(df, src + L - N);
   for (size_t i = 0; i + N <= L; i += N) StoreF32(df, f(i, N, LoadF32(df, src + i)), dst + i);
   StoreF32(df, f(L - N, N, last), dst + L - N);
