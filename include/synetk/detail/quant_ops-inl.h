@@ -52,15 +52,19 @@ inline constexpr bool kBF16PairStore = SYNETK_IS_X86_AVX2;
 // uint8: U8FromU32 only gathers the low bytes (cheaper than the saturating
 // DemoteTo on x86); int8: DemoteTo.
 template <typename Q, class DI>
-HWY_INLINE void StoreQ(DI di, hn::Vec<DI> r, Q* HWY_RESTRICT p) {
+HWY_INLINE hn::Vec<hn::Rebind<Q, DI>> NarrowQ(DI di, hn::Vec<DI> r) {
   const hn::Rebind<Q, DI> dq;
   (void)di;
   if constexpr (ElementTraits<Q>::kEncoding == Encoding::kUint8) {
     const hn::RebindToUnsigned<DI> du;
-    hn::StoreU(hn::U8FromU32(hn::BitCast(du, r)), dq, reinterpret_cast<uint8_t*>(p));
+    return hn::BitCast(dq, hn::U8FromU32(hn::BitCast(du, r)));
   } else {
-    hn::StoreU(hn::DemoteTo(dq, r), dq, p);
+    return hn::DemoteTo(dq, r);
   }
+}
+template <typename Q, class DI>
+HWY_INLINE void StoreQ(DI di, hn::Vec<DI> r, Q* HWY_RESTRICT p) {
+  hn::StoreU(NarrowQ<Q>(di, r), hn::Rebind<Q, DI>(), p);
 }
 
 // ---- StoreQ4: four vectors of int32 -> 4*Lanes(di) elements of Q at p --------

@@ -225,9 +225,7 @@ HWY_INLINE hn::Vec<DI> LoadQ(DI di, const Q* HWY_RESTRICT p) {
 }
 template <typename Q, class DI>
 HWY_INLINE hn::Vec<DI> LoadQPartial(DI di, const Q* HWY_RESTRICT p, size_t count) {
-  HWY_ALIGN Q buf[kMaxLanes<int32_t>] = {};
-  std::memcpy(buf, p, count * sizeof(Q));
-  return LoadQ(di, buf);
+  return hn::PromoteTo(di, LoadLanesPartial(hn::Rebind<Q, DI>(), p, count));
 }
 template <typename Q, class DI>
 HWY_INLINE hn::Vec<DI> LoadQRun(DI di, const Q* p, size_t count) {
@@ -265,9 +263,7 @@ HWY_INLINE void StoreQRun(DI di, hn::Vec<DI> r, Q* p, size_t count) {
   if (count == hn::Lanes(di)) {
     StoreQ(di, r, p);
   } else {
-    HWY_ALIGN Q buf[kMaxLanes<int32_t>];
-    StoreQ(di, r, buf);
-    std::memcpy(p, buf, count * sizeof(Q));
+    StoreLanesPartial(hn::Rebind<Q, DI>(), NarrowQ<Q>(di, r), p, count);
   }
 }
 
@@ -422,13 +418,10 @@ HWY_INLINE void FixedRow(const uint8_t* src, size_t n, const FixedPlan& p, uint8
     const auto y = FixedRequant(d16, hn::PromoteTo(d16, hn::LoadU(d8, src + i)), p);
     hn::StoreU(hn::DemoteTo(d8, y), d8, dst + i);
   }
-  for (; i < n; i += N) {
-    const size_t count = n - i < N ? n - i : N;
-    HWY_ALIGN uint8_t buf[kMaxLanes<int16_t>] = {};
-    std::memcpy(buf, src + i, count);
-    const auto y = FixedRequant(d16, hn::PromoteTo(d16, hn::Load(d8, buf)), p);
-    hn::Store(hn::DemoteTo(d8, y), d8, buf);
-    std::memcpy(dst + i, buf, count);
+  if (i < n) {
+    const size_t count = n - i;
+    const auto y = FixedRequant(d16, hn::PromoteTo(d16, LoadLanesPartial(d8, src + i, count)), p);
+    StoreLanesPartial(d8, hn::DemoteTo(d8, y), dst + i, count);
   }
 }
 

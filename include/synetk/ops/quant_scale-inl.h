@@ -786,9 +786,9 @@ HWY_INLINE void ScaleNchwRows(const detail::ScaleArgs& a, const ScaleParams& k,
       }
       if (i < len) {
         HWY_ALIGN uint8_t buf[kScaleFixedW] = {};
-        std::memcpy(buf, src + i, len - i);
+        CopyBytesPartial(src + i, buf, len - i);
         FixedScaleChunk<kExceptions, false>(buf, buf, fc, 0, shift);
-        std::memcpy(dst + i, buf, len - i);
+        CopyBytesPartial(buf, dst + i, len - i);
       }
     };
     if (p.exceptions[c] == 0) {
