@@ -557,8 +557,8 @@ HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
     for (size_t s = s0; s < s1 && !momentSums; ++s) {
       const T* row = src + s * C;
       if constexpr (kVersion == 1) {
-        if (shortRow) {
-          st0[s - s0] = hn::GetLane(SafeRsqrt(df, hn::Add(RowSumVec<1>(df, row, C, zero), veps)));
+        if (shortRow) {  // the sum of squares; its factor below, a vector of pixels at a time
+          st0[s - s0] = hn::GetLane(RowSumVec<1>(df, row, C, zero));
         } else {
           st0[s - s0] = SafeRsqrtScalar(RowSum<1>(df, row, C, 0.0f) + a.eps);
         }
@@ -575,6 +575,16 @@ HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
           st0[s - s0] = mean;
           st1[s - s0] = SafeRsqrtScalar(var + a.eps);
         }
+      }
+    }
+    // V1's factors of short rows, 1/sqrt(sum + eps), a vector of pixels at a
+    // time: one division and square root for Lanes(dg) pixels, the same
+    // lane-wise operations as one per pixel (bench:
+    // BM_NormalizeVsSimd/version:1/C:32/HW:256/nhwc:1).
+    if (kVersion == 1 && shortRow) {
+      for (size_t j = 0; j < s1 - s0; j += hn::Lanes(dg)) {
+        const auto sum = hn::Load(dg, st0 + j);
+        hn::Store(SafeRsqrt(dg, hn::Add(sum, hn::Set(dg, a.eps))), dg, st0 + j);
       }
     }
     // The group's factors against every scale, once per group and outside
