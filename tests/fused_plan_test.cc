@@ -46,7 +46,7 @@ TEST_CASE("fused type 9's planner picks the NHWC path", "[fused][plan]") {
   };
   const Case cases[] = {
       {"up to 4 vectors per input: in registers", 64, 64, true, avx512F32, Fused9Path::kInRegisters},
-      {"a partial vector counts as one", 24, 40, false, avx512F32, Fused9Path::kInRegisters},
+      {"a partial vector counts as one", 24, 40, true, avx512F32, Fused9Path::kInRegisters},
       {"5 vectors on AVX-512, 1 KiB pixels: one at a time", 80, 176, true, avx512F32,
        Fused9Path::kPixels},
       {"AVX-512, small pixels of many vectors: blocks", 80, 80, true, avx512F32,
@@ -88,8 +88,11 @@ TEST_CASE("fused type 9's planner reads beyond the cache pixel by pixel", "[fuse
       {"AVX2, one input of 3 vectors: pixels", 24, 8, avx2F32, Fused9Path::kPixels},
       {"AVX2, 2 vectors each: still in registers", 16, 16, avx2F32, Fused9Path::kInRegisters},
       {"SSE4, 4 vectors each: pixels", 16, 16, sse4F32, Fused9Path::kPixels},
-      {"AVX-512: whole lines per vector, blocks", 80, 80, avx512F32,
-       Fused9Path::kBlocks},
+      {"AVX-512, 4 vectors each: pixels, not in registers", 64, 64, avx512F32,
+       Fused9Path::kPixels},
+      {"AVX-512, 5 vectors each: pixels, not blocks", 80, 80, avx512F32, Fused9Path::kPixels},
+      {"AVX-512, 2 vectors each: still in registers", 32, 32, avx512F32,
+       Fused9Path::kInRegisters},
       {"bf16 on AVX2: blocks", 64, 64, avx2Bf16, Fused9Path::kBlocks},
   };
   for (const Case& c : cases) {

@@ -46,13 +46,13 @@ struct Fused9Caps {
   bool groups = false;   // pixel groups pay: no AVX-512 run groups, no bf16 pairs
 };
 
-// Beyond the cache, fp32 vectors narrower than a 64-byte cache line (AVX2,
-// SSE4) go one pixel at a time wherever an input has more than two vectors
-// of channels: the in-register and block orders step through several pixels
-// a vector at a time, and each input's stream then runs about half as fast
-// as read front to back (AMD Zen 5, AVX2: fp32 64 + 64 channels, 200704
-// pixels, 15 ms against 5.5 ms; 64-byte vectors and bf16 show no such
-// difference). bench: BM_FusedVsSimd/type:9/C:128/HW:200704/nhwc:1 on AVX2.
+// Beyond the cache, fp32 vectors of at most a 64-byte cache line go one
+// pixel at a time wherever an input has more than two vectors of channels:
+// the in-register and block orders step through several pixels a vector at
+// a time, and each input's stream then runs about half as fast as read
+// front to back (AMD Zen 5 with AVX2 and Intel with AVX-512: fp32 64 + 64
+// channels, 200704 pixels; bf16 shows no such difference). bench:
+// BM_FusedVsSimd/type:9/C:128/HW:200704/nhwc:1.
 inline constexpr size_t kCacheLineBytes = 64;
 
 // The path for an NHWC call of channels0 = C0 and channels1 = C1 (cached:
@@ -64,12 +64,12 @@ inline constexpr size_t kCacheLineBytes = 64;
 //   pixel at a time than as four interleaved pixel streams. bench:
 //   BM_Fused<float>/type:9/C:256/HW:784/nhwc:1 on AVX2 and
 //   BM_Fused<float>/type:9/C:256/HW:12544/nhwc:1).
-// - One pixel at a time beyond the cache for fp32 vectors narrower than a
-//   line (kCacheLineBytes) with more than two vectors in an input.
+// - One pixel at a time beyond the cache for fp32 vectors of at most a line
+//   (kCacheLineBytes) with more than two vectors in an input.
 // - Otherwise one pixel at a time (large pixels) or blocks.
 inline Fused9Path PlanFused9Nhwc(size_t C0, size_t C1, bool cached, const Fused9Caps& c) {
   const size_t N = c.lanes;
-  if (!cached && !c.scalar && c.elemBytes == 4 && N * c.elemBytes < kCacheLineBytes &&
+  if (!cached && !c.scalar && c.elemBytes == 4 && N * c.elemBytes <= kCacheLineBytes &&
       (C0 > 2 * N || C1 > 2 * N)) {
     return Fused9Path::kPixels;
   }
