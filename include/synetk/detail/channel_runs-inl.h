@@ -108,11 +108,12 @@ HWY_INLINE void RunGroup(const Load& load, const Store& store) {
 // of the run's lanes (broadcast in NCHW, loaded in NHWC; zero for k >= K).
 // They are separate arguments, not an array, because SVE vectors are
 // sizeless and cannot be array elements. NCHW rows go in groups of
-// kRunGroup runs (RunGroup); with ops.overlapTail, rows of a run or more that
-// are not a whole number of runs end with a whole run at sEnd - N, loaded
-// before the row's first store (in place works), instead of a partial one:
-// AVX2's masked store costs AMD CPUs more than the rest of a 49-element row
-// (bench: BM_FusedVsSimd/type:0/C:512/HW:49/nhwc:0).
+// kRunGroup runs (RunGroup); with ops.overlapTail, on targets where a partial
+// store costs more than a whole one (kOverlapRowTails), rows of a run or more
+// that are not a whole number of runs end with a whole run at sEnd - N,
+// loaded before the row's first store (in place works), instead of a partial
+// one: AVX2's masked store costs AMD CPUs more than the rest of a 49-element
+// row (bench: BM_FusedVsSimd/type:0/C:512/HW:49/nhwc:0).
 template <class Format, size_t K, class DF, class Ops>
 HWY_INLINE void ForEachChannelRun(DF df, size_t channels, size_t spatial,
                                   size_t sBegin, size_t sEnd,
@@ -122,7 +123,8 @@ HWY_INLINE void ForEachChannelRun(DF df, size_t channels, size_t spatial,
   const size_t N = hn::Lanes(df);
   if constexpr (std::is_same_v<Format, Nchw>) {
     V p0 = hn::Zero(df), p1 = p0, p2 = p0;
-    const bool overlap = ops.overlapTail && sEnd - sBegin >= N && (sEnd - sBegin) % N != 0;
+    const bool overlap =
+        kOverlapRowTails && ops.overlapTail && sEnd - sBegin >= N && (sEnd - sBegin) % N != 0;
     for (size_t c = 0; c < channels; ++c) {
       GetParams<K>(p0, p1, p2, [&](size_t k) HWY_ATTR { return hn::Set(df, perChannel[k][c]); });
       const size_t row = c * spatial;

@@ -299,7 +299,7 @@ HWY_INLINE void FusedUnary(DF df, const detail::FusedArgs<T>& a) {
     }
   }
   ForEachElementwise<Format, K>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached, a.intel,
-                                MakeRunOps(load, store, kOverlapRowTails && !stream));
+                                MakeRunOps(load, store, !stream));
 }
 
 // NHWC layers whose output pixels are assembled from runs of input pixels
@@ -310,10 +310,10 @@ HWY_INLINE size_t PixelBlock(size_t outChannels) {
 }
 
 // Type 4 NCHW: the elements [s, s1) of a piece [s0, s1) left after its
-// whole groups, one vector at a time; not streamed, a piece of a vector or
-// more ends with one whole vector at s1 - N over the last part vector
-// instead of a masked load and store (AVX2's masked store costs AMD CPUs
-// more than the rest of a 49-element row; bench:
+// whole groups, one vector at a time; not streamed, where kOverlapRowTails,
+// a piece of a vector or more ends with one whole vector at s1 - N over the
+// last part vector instead of a masked load and store (AVX2's masked store
+// costs AMD CPUs more than the rest of a 49-element row; bench:
 // BM_FusedVsSimd/type:4/C:512/HW:49/nhwc:0). dst never overlaps src for
 // type 4, so the lanes written twice get the same values.
 template <bool kPlain, class DF, typename T, class Half>
@@ -530,7 +530,7 @@ HWY_INLINE void Fused8(DF df, const detail::FusedArgs<T>& a) {
     StoreRun<kPlain>(df, v, dst + o, count, stream);
   };
   ForEachElementwise<Format, 1>(df, a.channels, a.spatial, a.sBegin, a.sEnd, a.channel, a.cached, a.intel,
-                                MakeRunOps(load, store, kOverlapRowTails && !stream));
+                                MakeRunOps(load, store, !stream));
 }
 
 // The scalars of Fused9PixelsInRegisters' pixels (no vectors: SVE's cannot
@@ -951,7 +951,7 @@ HWY_INLINE void Fused9Nchw(DF df, const detail::FusedArgs<T>& a, bool stream) {
       }
     };
     ForEachChannelRun<Format, 2>(df, Ci, S, a.sBegin, a.sEnd, params,
-                                 MakeRunOps(load, store, kOverlapRowTails && !stream));
+                                 MakeRunOps(load, store, !stream));
     base += Ci;
   }
 }
