@@ -417,6 +417,27 @@ void CheckNormalizeParts(int version, size_t B, size_t C, size_t S) {
   }
 }
 
+// NHWC V1/V2 calls of kNormAheadBytes (128 KiB) or more take the next pixel
+// group's statistics while they write the current group: many groups of short
+// rows (one-pass moments), of medium rows, and of rows over 2048 channels (one
+// pixel a group); in place, and in parts of which some reach that size.
+TEST_CASE("normalize NHWC reads the next pixel group ahead", "[normalize]") {
+  SYNETK_FOR_EACH_TARGET([] {
+    for (int v : {1, 2}) {
+      for (auto [C, S] : {std::pair<size_t, size_t>{48, 1000}, {200, 400}, {2500, 20}}) {
+        INFO("version " << v << " C=" << C << " S=" << S);
+        auto k = MakeCase<float>(v, 2, C, S);
+        CheckCase(k);
+        std::vector<float> ws(4 * C), out(k.Size()), inplace = k.src;
+        RunLibrary<float, synetk::Nhwc>(k, k.src.data(), ws.data(), ws.size(), out.data());
+        RunLibrary<float, synetk::Nhwc>(k, inplace.data(), ws.data(), ws.size(), inplace.data());
+        REQUIRE(SameBits(inplace, out));
+        CheckNormalizeParts<synetk::Nhwc>(v, 1, C, S);
+      }
+    }
+  });
+}
+
 TEST_CASE("normalize split into parts gives the whole call's output", "[normalize][parts]") {
   SYNETK_FOR_EACH_TARGET([] {
     for (int v : kVersions) {

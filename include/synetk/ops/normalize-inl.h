@@ -470,11 +470,19 @@ HWY_INLINE void NormalizeNchwBlocked(DF df, const detail::NormalizeArgs<T>& a,
 
 // NHWC V1 (acrossSpatial false) and V2: each pixel's channel row is
 // contiguous and small. Pixels go in groups of up to kNormPixelGroup that
-// fit in L1: first every pixel's statistics (independent, so their
-// reduction/sqrt/division latencies overlap), then every pixel's output.
-// Rows of at most kNormChunk channels stay in vector registers for the
-// statistics.
+// fit in L1. A group's statistics are taken pixel by pixel (independent
+// pixels, so their reduction latencies overlap) and finished a vector of
+// pixels at a time (one division and square root for several pixels); its
+// output is then written pixel by pixel. The next group's statistics are
+// taken while this group is written, a pixel of each in turn, so that reads
+// from memory overlap the writes as in a copy: a group read whole and then
+// written whole leaves the read stream idle while it writes (bench:
+// BM_NormalizeVsSimd/version:2/C:128/HW:200704/nhwc:1). Parts of less than
+// kNormAheadBytes, read from L1 and L2, keep the plain order (each group's
+// statistics, then its output), which costs them less (bench:
+// BM_NormalizeVsSimd/version:1/C:32/HW:256/nhwc:1).
 inline constexpr size_t kNormPixelGroup = 64;
+inline constexpr size_t kNormAheadBytes = 128 * 1024;
 
 // One pass over a row of C <= kNormChannelGroup values, as deviations from
 // the row's first value (see MergeMoments for why a member of the row is a
@@ -521,84 +529,108 @@ HWY_INLINE void MomentsToMeanNorm(DF df, size_t C, hn::Vec<DF> veps, float* pivo
   hn::Store(NormFromM2(df, m2, C, veps), df, sum2);  // the norm
 }
 
+// A group's statistics, one lane per pixel. V1: the factor (rows of at most
+// kNormChunk: the sum of squares until FinishNhwcStats). V2: the mean (st0)
+// and the norm (st1); rows of at most kNormChannelGroup hold the pivot in
+// st0, the sum of squared deviations in st1 and the sum of deviations in
+// st2 until FinishNhwcStats (RowMomentSums).
+struct NhwcGroupStats {
+  HWY_ALIGN float st0[kNormPixelGroup];
+  HWY_ALIGN float st1[kNormPixelGroup];
+  HWY_ALIGN float st2[kNormPixelGroup];
+};
+
+// The statistics of one pixel's row of C values into lane k of g.
 template <int kVersion, typename T, class DF>
-HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
-                                  const T* src, T* dst) {
+HWY_INLINE void NhwcPixelStats(DF df, const detail::NormalizeArgs<T>& a, const T* row,
+                               NhwcGroupStats& g, size_t k) {
   using V = hn::Vec<DF>;
   const size_t C = a.channels;
-  const V zero = hn::Zero(df), veps = hn::Set(df, a.eps);
-  const V vC = hn::Set(df, static_cast<float>(C));
+  const V zero = hn::Zero(df);
+  if constexpr (kVersion == 1) {
+    if (C <= kNormChunk) {
+      g.st0[k] = hn::GetLane(RowSumVec<1>(df, row, C, zero));
+    } else {
+      g.st0[k] = SafeRsqrtScalar(RowSum<1>(df, row, C, 0.0f) + a.eps);
+    }
+  } else if (C <= kNormChannelGroup) {
+    RowMomentSums(df, row, C, g.st0[k], g.st2[k], g.st1[k]);
+  } else if (C <= kNormChunk) {
+    const V vC = hn::Set(df, static_cast<float>(C));
+    const V vm = hn::Div(RowSumVec<0>(df, row, C, zero), vC);
+    const V var = hn::Div(RowSumVec<2>(df, row, C, vm), vC);
+    g.st0[k] = hn::GetLane(vm);
+    g.st1[k] = hn::GetLane(SafeRsqrt(df, hn::Add(var, hn::Set(df, a.eps))));
+  } else {
+    const float mean = static_cast<float>(RowSum<0>(df, row, C, 0.0f) / static_cast<double>(C));
+    const double var = RowSum<2>(df, row, C, mean) / static_cast<double>(C);
+    g.st0[k] = mean;
+    g.st1[k] = SafeRsqrtScalar(var + a.eps);
+  }
+}
+
+// The vector part of the statistics of a group's n pixels, Lanes(dg) pixels
+// at a time, the same lane-wise operations as one pixel at a time: V1's
+// factors 1/sqrt(sum + eps) (bench: BM_NormalizeVsSimd/version:1/C:32/HW:256/nhwc:1),
+// V2's means and norms (MomentsToMeanNorm). dg's lane count divides
+// kNormPixelGroup (a power of two, at most 64), so whole vectors stay
+// inside g; lanes past n are unused.
+template <int kVersion, class DG>
+HWY_INLINE void FinishNhwcStats(DG dg, size_t C, float eps, NhwcGroupStats& g, size_t n) {
+  if (C > (kVersion == 1 ? kNormChunk : kNormChannelGroup)) return;  // done per pixel
+  const auto veps = hn::Set(dg, eps);
+  for (size_t j = 0; j < n; j += hn::Lanes(dg)) {
+    if constexpr (kVersion == 1) {
+      hn::Store(SafeRsqrt(dg, hn::Add(hn::Load(dg, g.st0 + j), veps)), dg, g.st0 + j);
+    } else {
+      MomentsToMeanNorm(dg, C, veps, g.st0 + j, g.st2 + j, g.st1 + j);
+    }
+  }
+}
+
+// The groups of NormalizeNhwcRows: with kAhead, the next group's statistics
+// interleaved with this group's output; without, each group's statistics
+// before its output.
+template <int kVersion, bool kAhead, typename T, class DF>
+HWY_INLINE void NormalizeNhwcGroups(DF df, const detail::NormalizeArgs<T>& a,
+                                    const T* src, T* dst) {
+  using V = hn::Vec<DF>;
+  const size_t C = a.channels;
   const float* const scale = a.scale;
   const float* const shift = a.shift;
   const float maxScale = MaxFiniteAbs(scale, C);  // NormProductFits
-  const bool shortRow = C <= kNormChunk;
   const size_t P =
       std::max<size_t>(1, std::min(kNormPixelGroup, kNormBlockBytesL1 / (C * sizeof(T))));
-  // V2 rows of up to kNormChannelGroup: pivot -> mean in st0, sum of
-  // squares -> norm in st1, the sum of deviations in st2, finished a vector
-  // of pixels at a time. dg's lane count divides kNormPixelGroup on every
-  // target (a power of two, at most 64), so the group is whole vectors;
-  // lanes past the group's pixels are unused.
-  HWY_ALIGN float st0[kNormPixelGroup] = {};  // V1: factor; V2: mean
-  HWY_ALIGN float st1[kNormPixelGroup] = {};  // V2: norm
-  HWY_ALIGN float st2[kNormPixelGroup] = {};
   const hn::CappedTag<float, kNormPixelGroup> dg;
-  const bool momentSums = kVersion == 2 && C <= kNormChannelGroup;
-  for (size_t s0 = a.begin; s0 < a.end; s0 += P) {
+  NhwcGroupStats stats[2] = {};  // this group's and the next one's
+  const auto groupStats = [&](size_t g0, size_t g1, NhwcGroupStats& g) HWY_ATTR {
+    for (size_t s = g0; s < g1; ++s) NhwcPixelStats<kVersion>(df, a, src + s * C, g, s - g0);
+    FinishNhwcStats<kVersion>(dg, C, a.eps, g, g1 - g0);
+  };
+  if (kAhead) groupStats(a.begin, std::min(a.end, a.begin + P), stats[0]);
+  size_t cur = 0;
+  for (size_t s0 = a.begin; s0 < a.end; s0 += P, cur ^= kAhead) {
     const size_t s1 = std::min(a.end, s0 + P);
-    if (momentSums) {
-      for (size_t s = s0; s < s1; ++s) {
-        RowMomentSums(df, src + s * C, C, st0[s - s0], st2[s - s0], st1[s - s0]);
-      }
-      for (size_t j = 0; j < s1 - s0; j += hn::Lanes(dg)) {
-        MomentsToMeanNorm(dg, C, hn::Set(dg, a.eps), st0 + j, st2 + j, st1 + j);
-      }
-    }
-    for (size_t s = s0; s < s1 && !momentSums; ++s) {
-      const T* row = src + s * C;
-      if constexpr (kVersion == 1) {
-        if (shortRow) {  // the sum of squares; its factor below, a vector of pixels at a time
-          st0[s - s0] = hn::GetLane(RowSumVec<1>(df, row, C, zero));
-        } else {
-          st0[s - s0] = SafeRsqrtScalar(RowSum<1>(df, row, C, 0.0f) + a.eps);
-        }
-      } else {
-        if (shortRow) {
-          const V vm = hn::Div(RowSumVec<0>(df, row, C, zero), vC);
-          const V var = hn::Div(RowSumVec<2>(df, row, C, vm), vC);
-          st0[s - s0] = hn::GetLane(vm);
-          st1[s - s0] = hn::GetLane(SafeRsqrt(df, hn::Add(var, veps)));
-        } else {
-          const float mean =
-              static_cast<float>(RowSum<0>(df, row, C, 0.0f) / static_cast<double>(C));
-          const double var = RowSum<2>(df, row, C, mean) / static_cast<double>(C);
-          st0[s - s0] = mean;
-          st1[s - s0] = SafeRsqrtScalar(var + a.eps);
-        }
-      }
-    }
-    // V1's factors of short rows, 1/sqrt(sum + eps), a vector of pixels at a
-    // time: one division and square root for Lanes(dg) pixels, the same
-    // lane-wise operations as one per pixel (bench:
-    // BM_NormalizeVsSimd/version:1/C:32/HW:256/nhwc:1).
-    if (kVersion == 1 && shortRow) {
-      for (size_t j = 0; j < s1 - s0; j += hn::Lanes(dg)) {
-        const auto sum = hn::Load(dg, st0 + j);
-        hn::Store(SafeRsqrt(dg, hn::Add(sum, hn::Set(dg, a.eps))), dg, st0 + j);
-      }
-    }
+    const size_t nextEnd = kAhead ? std::min(a.end, s1 + P) : s1;
+    if (!kAhead) groupStats(s0, s1, stats[0]);
+    const NhwcGroupStats& g = stats[cur];
+    NhwcGroupStats& next = stats[cur ^ 1];
     // The group's factors against every scale, once per group and outside
     // the pixel loop: a test per pixel, or inside that loop, costs V1 a
     // measurable share (bench: BM_Normalize<float>/ver:1/C:64/HW:3136/nhwc:1).
-    const bool fits = NormProductFits(MaxOf(dg, kVersion == 1 ? st0 : st1, s1 - s0), maxScale);
+    const bool fits = NormProductFits(MaxOf(dg, kVersion == 1 ? g.st0 : g.st1, s1 - s0), maxScale);
     NormWithCheck(fits, [&](auto checked) HWY_ATTR SYNETK_LAMBDA_INLINE {
       constexpr bool kChecked = decltype(checked)::value;
       for (size_t s = s0; s < s1; ++s) {
+        const size_t k = s - s0;
+        // The next group's pixel k (never one this group writes: dst is src
+        // or does not overlap it).
+        if (kAhead && s1 + k < nextEnd) NhwcPixelStats<kVersion>(df, a, src + (s1 + k) * C, next, k);
         const T* row = src + s * C;
         T* out = dst + s * C;
         // By value, no vector captured (see fused-inl.h): through references
         // the parameter pointers were reloaded around every store.
-        const float f0 = st0[s - s0], f1 = st1[s - s0];
+        const float f0 = g.st0[k], f1 = g.st1[k];
         if constexpr (kVersion == 1) {
           MapRow(df, row, out, C, [=](size_t i, size_t n, V x) HWY_ATTR {
             return NormScaled<kChecked>(df, x, hn::Set(df, f0), LoadParam(df, scale + i, n));
@@ -612,6 +644,17 @@ HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
         }
       }
     });
+    if (kAhead) FinishNhwcStats<kVersion>(dg, C, a.eps, next, nextEnd - s1);
+  }
+}
+
+template <int kVersion, typename T, class DF>
+HWY_INLINE void NormalizeNhwcRows(DF df, const detail::NormalizeArgs<T>& a,
+                                  const T* src, T* dst) {
+  if ((a.end - a.begin) * a.channels * sizeof(T) >= kNormAheadBytes) {
+    NormalizeNhwcGroups<kVersion, true>(df, a, src, dst);
+  } else {
+    NormalizeNhwcGroups<kVersion, false>(df, a, src, dst);
   }
 }
 
