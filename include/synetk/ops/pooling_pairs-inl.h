@@ -274,26 +274,34 @@ void PoolNchwPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
 
 // NHWC with at least one vector of channels: per output pixel, the four
 // input pixels' channels (lanes past C land on the next pixel, written later).
+// The tensors' pointers are locals: through `a`, every 8-bit store could
+// change them, and each load reloaded them (bench:
+// BM_PoolingVsSimd/kind:3/C:256/HW:28/k:2/s:2/p:0/nhwc:1).
 template <class Cfg, class D>
 void PoolNhwcPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
   using Ops = PoolOps<Cfg>;
+  using T = typename Cfg::Elem;
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
-  const size_t C = a.srcC, rowElems = a.srcW * C;
-  const size_t srcTotal = a.srcH * rowElems, dstTotal = a.end * a.dstW * C;
+  const size_t C = a.srcC, rowElems = a.srcW * C, dstW = a.dstW;
+  const T* const src = a.src;
+  const T* const srcEnd = src + a.srcH * rowElems;
+  T* const dst = a.dst;
+  const size_t dstTotal = a.end * dstW * C;
   // bf16 averages of whole pairs of vectors of channels (Ops::kBF16Pairs), as
   // PoolNhwcStemRow does. bench:
   // BM_Pooling<hwy::bfloat16_t>/avg:1/C:256/HW:28/k:2/s:2/p:0/nhwc:1.
   const bool pairs = Ops::kBF16Pairs && C % (2 * N) == 0;
   auto row = [&](size_t dy, auto checkedTag) {
     constexpr bool kChecked = decltype(checkedTag)::value;
-    auto ld = [&](size_t off) -> V {
-      if (kChecked) return PoolLoadSrc<Ops>(d, a.src + off, srcTotal - off);
-      return Ops::Load(d, a.src + off);
+    auto ld = [&](const T* p) -> V {
+      if (kChecked) return PoolLoadSrc<Ops>(d, p, static_cast<size_t>(srcEnd - p));
+      return Ops::Load(d, p);
     };
-    const size_t r0 = 2 * dy * rowElems, r1 = r0 + rowElems;
-    for (size_t dx = 0; dx < a.dstW; ++dx) {
-      const size_t i = 2 * dx * C, o = (dy * a.dstW + dx) * C;
+    for (size_t dx = 0; dx < dstW; ++dx) {
+      const T* const top = src + 2 * dy * rowElems + 2 * dx * C;  // the window's left pixels
+      const T* const bottom = top + rowElems;
+      const size_t o = (dy * dstW + dx) * C;
       if constexpr (Ops::kBF16Pairs) {
         if (pairs) {
           // Two fp32 vectors per load and one store, no promotion or
@@ -301,30 +309,30 @@ void PoolNhwcPairs(D d, const detail::PoolArgs<typename Cfg::Elem>& a) {
           // store stays in its pixel.
           for (size_t c = 0; c < C; c += 2 * N) {
             V e00, o00, e10, o10, e01, o01, e11, o11;  // row, column
-            LoadBF16Pair(d, a.src + r0 + i + c, e00, o00);
-            LoadBF16Pair(d, a.src + r1 + i + c, e10, o10);
-            LoadBF16Pair(d, a.src + r0 + i + C + c, e01, o01);
-            LoadBF16Pair(d, a.src + r1 + i + C + c, e11, o11);
+            LoadBF16Pair(d, top + c, e00, o00);
+            LoadBF16Pair(d, bottom + c, e10, o10);
+            LoadBF16Pair(d, top + C + c, e01, o01);
+            LoadBF16Pair(d, bottom + C + c, e11, o11);
             const V ve = PoolPairFinish<Ops>(
                 Ops::Combine(Ops::Combine(e00, e10), Ops::Combine(e01, e11)));
             const V vo = PoolPairFinish<Ops>(
                 Ops::Combine(Ops::Combine(o00, o10), Ops::Combine(o01, o11)));
-            StoreBF16Pair<true>(d, ve, vo, a.dst + o + c);
+            StoreBF16Pair<true>(d, ve, vo, dst + o + c);
           }
           continue;
         }
       }
       for (size_t c = 0; c < C; c += N) {
-        const V va = Ops::Combine(ld(r0 + i + c), ld(r1 + i + c));
-        const V vb = Ops::Combine(ld(r0 + i + C + c), ld(r1 + i + C + c));
-        PoolStoreDst<Ops>(d, PoolPairFinish<Ops>(Ops::Combine(va, vb)), a.dst + o + c,
+        const V va = Ops::Combine(ld(top + c), ld(bottom + c));
+        const V vb = Ops::Combine(ld(top + C + c), ld(bottom + C + c));
+        PoolStoreDst<Ops>(d, PoolPairFinish<Ops>(Ops::Combine(va, vb)), dst + o + c,
                           dstTotal - (o + c));
       }
     }
   };
   for (size_t dy = a.begin; dy < a.end; ++dy) {
     // Loads reach at most N - 1 elements past the row pair.
-    if ((2 * dy + 2) * rowElems + N <= srcTotal) {
+    if (src + (2 * dy + 2) * rowElems + N <= srcEnd) {
       row(dy, std::false_type());
     } else {
       row(dy, std::true_type());
