@@ -12,12 +12,14 @@ using synetk::detail::Fused9Caps;
 using synetk::detail::Fused9Path;
 using synetk::detail::PlanFused9Nhwc;
 
-Fused9Caps Caps(size_t lanes, size_t elemBytes, bool groups, bool scalar = false) {
+Fused9Caps Caps(size_t lanes, size_t elemBytes, bool groups, bool scalar = false,
+                bool intel = false) {
   Fused9Caps c;
   c.lanes = lanes;
   c.elemBytes = elemBytes;
   c.groups = groups;
   c.scalar = scalar;
+  c.intel = intel;
   return c;
 }
 
@@ -37,6 +39,7 @@ TEST_CASE("fused type 9's planner picks the NHWC path", "[fused][plan]") {
   const Fused9Caps avx2Bf16 = Caps(8, 2, false);    // bf16 pairs: no pixel groups
   const Fused9Caps sse4F32 = Caps(4, 4, true);
   const Fused9Caps scalarF32 = Caps(1, 4, false, true);
+  const Fused9Caps avx2F32Intel = Caps(8, 4, true, false, true);
   struct Case {
     const char* why;
     size_t C0, C1;
@@ -57,6 +60,12 @@ TEST_CASE("fused type 9's planner picks the NHWC path", "[fused][plan]") {
        avx2F32, Fused9Path::kPixels},
       {"AVX2, whole vectors beyond the cache, 512-byte pixels: one at a time", 64, 64, false, avx2F32,
        Fused9Path::kPixels},
+      {"AVX2 on Intel, 2 KiB pixels from the cache: one at a time", 256, 256, true, avx2F32Intel,
+       Fused9Path::kPixels},
+      {"AVX2 on Intel, 1 KiB pixels from the cache: one at a time", 128, 128, true, avx2F32Intel,
+       Fused9Path::kPixels},
+      {"AVX2 on Intel, 384-byte pixels from the cache: pixel groups", 64, 32, true, avx2F32Intel,
+       Fused9Path::kPixelGroups},
       {"AVX2, partial vectors: blocks", 36, 44, true, avx2F32, Fused9Path::kBlocks},
       {"AVX2 bf16 pairs: blocks, not groups", 64, 64, true, avx2Bf16, Fused9Path::kBlocks},
       {"SSE4, 4 vectors each: in registers", 16, 16, true, sse4F32, Fused9Path::kInRegisters},

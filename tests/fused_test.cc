@@ -265,7 +265,8 @@ TEMPLATE_TEST_CASE("fused type 4 NCHW matches the reference at every 4 KiB offse
 // beyond kCachedFusedBytes of traffic (one vector at a time for types 0-3
 // and 8, blocks for type 4), the cached orders below it (groups of pixels
 // for type 1), and on AVX-512 the CPU vendor changes both
-// (kWidePixelsInOrder). The vendor is forced both ways, with its software
+// (kWidePixelsInOrder); so does it type 9's path for pixels of 1 KiB or more
+// (pixel groups or one at a time). The vendor is forced both ways, with its software
 // prefetching (Intel's only), so that every machine runs what either
 // vendor's would.
 TEST_CASE("fused layers match the reference in every NHWC wide-pixel order", "[fused]") {
@@ -284,6 +285,7 @@ TEST_CASE("fused layers match the reference in every NHWC wide-pixel order", "[f
     synetk::detail::SetSoftwarePrefetchForTest(intel != 0);
     SYNETK_FOR_EACH_TARGET([] {
       for (int type : kTypes) CheckCase(MakeCase<float>(type, 96, 7));
+      CheckCase(MakeCase<float>(9, 192, 9, 64));  // 1 KiB pixels of whole vectors
       CheckCase(MakeCase<BF16>(1, 160, 7));
       for (int type : {0, 1, 8}) CheckCase(MakeCase<float>(type, C, S0));
       CheckCase(MakeCase<float>(4, C, S4));

@@ -958,12 +958,13 @@ HWY_INLINE void Fused9Nchw(DF df, const detail::FusedArgs<T>& a, bool stream) {
 
 // What PlanFused9Nhwc needs of this target and element type T.
 template <typename T, class DF>
-HWY_INLINE detail::Fused9Caps Fused9CapsOf(DF df) {
+HWY_INLINE detail::Fused9Caps Fused9CapsOf(DF df, bool intel) {
   detail::Fused9Caps c;
   c.lanes = hn::Lanes(df);
   c.elemBytes = sizeof(T);
   c.scalar = !SYNETK_HAS_MULTI_LANE;
   c.groups = kRunGroup == 1 && !kBF16Pairs<T>;
+  c.intel = intel;
   return c;
 }
 
@@ -977,7 +978,7 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
   if constexpr (!std::is_same_v<Format, Nhwc>) {
     return Fused9Nchw<Format, kPlain>(df, a, stream);
   } else {
-    switch (detail::PlanFused9Nhwc(a.channels, a.channels1, a.cached, Fused9CapsOf<T>(df))) {
+    switch (detail::PlanFused9Nhwc(a.channels, a.channels1, a.cached, Fused9CapsOf<T>(df, a.intel))) {
       case Fused9Path::kInRegisters:
         if constexpr (SYNETK_HAS_MULTI_LANE) {
           const bool ran = Fused9InRegisters<kPlain>(df, a);  // (its shapes: always)

@@ -44,6 +44,7 @@ struct Fused9Caps {
   size_t elemBytes = 4;  // the element type
   bool scalar = false;   // HWY_SCALAR: one lane, no in-register or group paths
   bool groups = false;   // pixel groups pay: no AVX-512 run groups, no bf16 pairs
+  bool intel = false;    // an Intel CPU: large pixels in order (see PlanFused9Nhwc)
 };
 
 // Beyond the cache, fp32 vectors of at most a 64-byte cache line go one
@@ -63,7 +64,11 @@ inline constexpr size_t kCacheLineBytes = 64;
 //   memcpy's speed in blocks, and tensors beyond the cache run faster one
 //   pixel at a time than as four interleaved pixel streams. bench:
 //   BM_Fused<float>/type:9/C:256/HW:784/nhwc:1 on AVX2 and
-//   BM_Fused<float>/type:9/C:256/HW:12544/nhwc:1).
+//   BM_Fused<float>/type:9/C:256/HW:12544/nhwc:1). Not for pixels of
+//   kLargePixelBytes or more on Intel CPUs, which write four streams of
+//   such pixels slower than one (bench:
+//   BM_FusedVsSimd/type:9/C:256/HW:784/nhwc:1 on AVX2), while smaller
+//   pixels still gain there (.../C:64/HW:3136/nhwc:1).
 // - One pixel at a time beyond the cache for fp32 vectors of at most a line
 //   (kCacheLineBytes) with more than two vectors in an input.
 // - Otherwise one pixel at a time (large pixels) or blocks.
@@ -75,7 +80,10 @@ inline Fused9Path PlanFused9Nhwc(size_t C0, size_t C1, bool cached, const Fused9
   }
   if (!c.scalar) {
     if ((C0 + N - 1) / N <= 4 && (C1 + N - 1) / N <= 4) return Fused9Path::kInRegisters;
-    if (c.groups && cached && C0 % N == 0 && C1 % N == 0) return Fused9Path::kPixelGroups;
+    const bool largeOnIntel = c.intel && (C0 + C1) * c.elemBytes >= kLargePixelBytes;
+    if (c.groups && !largeOnIntel && cached && C0 % N == 0 && C1 % N == 0) {
+      return Fused9Path::kPixelGroups;
+    }
   }
   return PixelBlockOf(C0 + C1, c.elemBytes) == 1 ? Fused9Path::kPixels : Fused9Path::kBlocks;
 }
