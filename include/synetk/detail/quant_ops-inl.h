@@ -324,17 +324,24 @@ HWY_INLINE hn::Vec<D8> GatherBlockHalves(D8 d8, hn::Vec<D8> v) {
 // one block) one dword or byte permute replace four narrowings (two shuffles
 // each) and four partial stores. Elsewhere, and for partial vectors, the
 // generic body.
+//
+// NarrowQ4 is its narrowing without the store, for x86 with full vectors
+// (the 4*Lanes(di) bytes in order; no kCheck).
 template <typename Q, bool kAdd16 = false, bool kEvenOdd = false, bool kCheck = false, class DI>
 HWY_INLINE bool StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, hn::Vec<DI> r3,
-                        Q* HWY_RESTRICT p, int16_t add16 = 0) {
+                        Q* HWY_RESTRICT p, int16_t add16 = 0);
+
+template <typename Q, bool kAdd16 = false, bool kEvenOdd = false, bool kCheck = false, class DI>
+HWY_INLINE hn::Vec<hn::Repartition<uint8_t, DI>> NarrowQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1,
+                                                         hn::Vec<DI> r2, hn::Vec<DI> r3,
+                                                         int16_t add16 = 0, bool* ok = nullptr) {
   constexpr size_t kN = hn::MaxLanes(DI());
-  constexpr bool kFull = !HWY_HAVE_SCALABLE && kN * sizeof(int32_t) == HWY_MAX_BYTES;
-  if constexpr (kHasBlockPacks && kFull && kN >= 4 && (!kEvenOdd || SYNETK_HAS_VBMI_PERMUTE)) {
+  {
     const hn::Repartition<int16_t, DI> d16;
     const hn::Repartition<uint8_t, DI> d8;
     auto ab = PackBlocks<int16_t>(di, r0, r1), cd = PackBlocks<int16_t>(di, r2, r3);
     if constexpr (kCheck) {  // a lane saturated to -32768
-      if (!hn::AllFalse(d16, hn::Eq(hn::Min(ab, cd), hn::Set(d16, INT16_MIN)))) return false;
+      *ok = hn::AllFalse(d16, hn::Eq(hn::Min(ab, cd), hn::Set(d16, INT16_MIN)));
     }
     if constexpr (kAdd16) {
       ab = hn::SaturatedAdd(ab, hn::Set(d16, add16));
@@ -373,7 +380,20 @@ HWY_INLINE bool StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, h
       const auto order = hn::SetTableIndices(du32, kOrder.data());
       bytes = hn::BitCast(d8, hn::TableLookupLanes(dwords, order));
     }
-    hn::StoreU(bytes, d8, reinterpret_cast<uint8_t*>(p));
+    return bytes;
+  }
+}
+
+template <typename Q, bool kAdd16, bool kEvenOdd, bool kCheck, class DI>
+HWY_INLINE bool StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, hn::Vec<DI> r3,
+                        Q* HWY_RESTRICT p, int16_t add16) {
+  constexpr size_t kN = hn::MaxLanes(DI());
+  constexpr bool kFull = !HWY_HAVE_SCALABLE && kN * sizeof(int32_t) == HWY_MAX_BYTES;
+  if constexpr (kHasBlockPacks && kFull && kN >= 4 && (!kEvenOdd || SYNETK_HAS_VBMI_PERMUTE)) {
+    bool ok = true;
+    const auto bytes = NarrowQ4<Q, kAdd16, kEvenOdd, kCheck>(di, r0, r1, r2, r3, add16, &ok);
+    if (kCheck && !ok) return false;
+    hn::StoreU(bytes, hn::Repartition<uint8_t, DI>(), reinterpret_cast<uint8_t*>(p));
     return true;
   }
   return StoreQ4Generic<Q, kAdd16, kEvenOdd, kCheck>(di, r0, r1, r2, r3, p, add16);

@@ -186,6 +186,10 @@ HWY_INLINE void ScaleNchwTables(const detail::ScaleArgs& a, const ScaleParams& k
   }
 }
 
+// The row and pixel functions below take k and q by value: through
+// references, every byte store could change them, and each vector reloaded
+// and broadcast them again (bench: BM_QuantVsSimd/fn:3/C:512/HW:49/nhwc:0).
+//
 // ScaleRow for rows of more than four vectors but not of whole ones (NCHW
 // planes such as 7x7 = 49 bytes): the last four vectors end at the row's end
 // and overlap the ones before, rewriting some bytes with the same values, in
@@ -194,7 +198,7 @@ HWY_INLINE void ScaleNchwTables(const detail::ScaleArgs& a, const ScaleParams& k
 // BM_QuantVsSimd/fn:3/C:512/HW:49/nhwc:0 on AVX2.
 template <bool kHasBias, bool kNaN, bool kClamp4, class DF>
 HWY_INLINE void ScaleRowOverlapped(DF df, const uint8_t* src, size_t n, hn::Vec<DF> sc,
-                                   hn::Vec<DF> bi, const ScaleParams& k, const QuantizeParams& q,
+                                   hn::Vec<DF> bi, ScaleParams k, QuantizeParams q,
                                    uint8_t* dst) {
   const hn::RebindToSigned<DF> di;
   const hn::Repartition<uint8_t, DF> d8;  // 4 * N lanes
@@ -215,7 +219,7 @@ HWY_INLINE void ScaleRowOverlapped(DF df, const uint8_t* src, size_t n, hn::Vec<
 // kClamp4).
 template <bool kHasBias, bool kNaN, bool kClamp4, class DF>
 HWY_INLINE void ScaleRow(DF df, const uint8_t* src, size_t n, hn::Vec<DF> sc, hn::Vec<DF> bi,
-                         const ScaleParams& k, const QuantizeParams& q, uint8_t* dst) {
+                         ScaleParams k, QuantizeParams q, uint8_t* dst) {
   const hn::RebindToSigned<DF> di;
   const size_t N = hn::Lanes(df);
   const auto at = [&](size_t s) HWY_ATTR {
@@ -228,6 +232,31 @@ HWY_INLINE void ScaleRow(DF df, const uint8_t* src, size_t n, hn::Vec<DF> sc, hn
       return ScaleRowOverlapped<kHasBias, kNaN, kClamp4>(df, src, n, sc, bi, k, q, dst);
     }
   }
+#if SYNETK_HAS_AVX512
+  // A row of more than one vector but less than four (NCHW 7x7 planes):
+  // one masked load of its bytes, four vectors widened from it and one
+  // narrowing, masked store, instead of a single-vector narrowing store per
+  // Lanes bytes and a partial one (bench:
+  // BM_QuantVsSimd/fn:3/C:512/HW:49/nhwc:0). The lanes past n compute on
+  // zeros and are not stored.
+  if (n > N && n < 4 * N) {
+    const D8 d8;
+    const auto m8 = hn::FirstN(d8, n);
+    const auto bytes = hn::MaskedLoad(m8, d8, src);
+    const hn::Half<D8> dh;
+    const hn::Half<hn::Half<D8>> dq;
+    const auto lo = hn::LowerHalf(dh, bytes), hi = hn::UpperHalf(dh, bytes);
+    const auto quarter = [&](hn::Vec<decltype(dq)> b) HWY_ATTR {
+      return ScaleValues<kHasBias, kNaN, kClamp4>(df, hn::PromoteTo(di, b), sc, bi, k, q);
+    };
+    const auto out = NarrowQ4<uint8_t>(di, quarter(hn::LowerHalf(dq, lo)),
+                                       quarter(hn::UpperHalf(dq, lo)),
+                                       quarter(hn::LowerHalf(dq, hi)),
+                                       quarter(hn::UpperHalf(dq, hi)));
+    hn::BlendedStore(out, m8, d8, dst);
+    return;
+  }
+#endif
   for (; s + 4 * N <= n; s += 4 * N) {
     StoreQ4(di, at(s), at(s + N), at(s + 2 * N), at(s + 3 * N), dst + s);
   }
@@ -244,8 +273,8 @@ HWY_INLINE void ScaleRow(DF df, const uint8_t* src, size_t n, hn::Vec<DF> sc, hn
 // the clamping to saturation (kClamp4).
 template <bool kHasBias, bool kNaN, bool kClamp4, class DF>
 HWY_INLINE void ScalePixel(DF df, const uint8_t* s, uint8_t* d, size_t c, size_t C,
-                           const float* scale, const float* bias, const ScaleParams& k,
-                           const QuantizeParams& q) {
+                           const float* scale, const float* bias, ScaleParams k,
+                           QuantizeParams q) {
   const hn::RebindToSigned<DF> di;
   const size_t N = hn::Lanes(df);
   // Lanes [c, c + N); kClamp: see Quantize.
@@ -979,8 +1008,8 @@ HWY_INLINE void ScaleNchwStoredMaps(const detail::ScaleArgs& a) {
 // bytes done: whole steps, a whole number of pixels.
 template <bool kHasBias, bool kNaN, bool kClamp4, class DF>
 HWY_INLINE size_t ScaleNhwcFlat(DF df, const uint8_t* src, uint8_t* dst, size_t n, size_t C,
-                                const float* scale, const float* bias, const ScaleParams& k,
-                                const QuantizeParams& q, size_t pfEnd) {
+                                const float* scale, const float* bias, ScaleParams k,
+                                QuantizeParams q, size_t pfEnd) {
   const hn::RebindToSigned<DF> di;
   const size_t N = hn::Lanes(df);
   HWY_ALIGN float cyc[2][4 * kMaxLanes<float>];
