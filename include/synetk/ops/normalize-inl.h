@@ -101,8 +101,14 @@ inline constexpr size_t kNormChannelGroup = 64;
 inline constexpr size_t kNormPositionGroup = 64;
 // NCHW V3: channels per group of its steps (NormalizeV3).
 inline constexpr size_t kNormV3Group = 32;
-// NCHW V1/V2: a block of positions of all channels should stay in L2.
+// NCHW V1/V2: a block of positions of all channels should stay in L2. A
+// part of at most kNormWholeBytes (and kNormMaxBlock positions) goes as one
+// block: its rows are then read as one front-to-back stream, which blocks
+// would cut into a segment per channel row (bench:
+// BM_NormalizeVsSimd/version:1/C:256/HW:784/nhwc:0); larger parts keep
+// kNormBlockBytes, whose second pass stays in L2 (.../HW:12544/nhwc:0).
 inline constexpr size_t kNormBlockBytes = 512 * 1024;
+inline constexpr size_t kNormWholeBytes = 1024 * 1024;
 inline constexpr size_t kNormMaxBlock = 1024;  // positions; stack statistics
 // NHWC V1/V2: a group of pixels should stay in L1.
 inline constexpr size_t kNormBlockBytesL1 = 16 * 1024;
@@ -391,10 +397,12 @@ HWY_INLINE void NormalizeNchwBlocked(DF df, const detail::NormalizeArgs<T>& a,
   using V = hn::Vec<DF>;
   const size_t N = hn::Lanes(df);
   const size_t C = a.channels, S = a.spatial;
-  size_t B = kNormBlockBytes / (C * sizeof(T));
+  const size_t part = a.end - a.begin;
+  size_t B = part * C * sizeof(T) <= kNormWholeBytes ? (part + N - 1) / N * N
+                                                      : kNormBlockBytes / (C * sizeof(T)) / N * N;
   // A multiple of N (SVE lane counts need not be powers of two), so that
   // RoundUp(len, N) <= B fits the kNormMaxBlock statistics arrays.
-  B = std::min(kNormMaxBlock / N * N, std::max(N, B / N * N));
+  B = std::min(kNormMaxBlock / N * N, std::max(N, B));
   HWY_ALIGN float st0[kNormMaxBlock];  // V1: factor; V2: mean
   HWY_ALIGN float st1[kNormMaxBlock];  // V2: norm
   HWY_ALIGN float acc[kNormMaxBlock];
