@@ -212,6 +212,48 @@ void CheckShiftRightBy(std::mt19937& rng, Failures& f) {
   }
 }
 
+// LoadQ4Partial and StoreQ4Partial (and their generic bodies): n elements
+// widened in order with zeros after them, and exactly n elements stored
+// (guards after them untouched), for every n below four vectors.
+template <typename Q>
+void CheckQ4Partial(std::mt19937& rng, Failures& f) {
+  const hn::ScalableTag<int32_t> di;
+  const size_t N = hn::Lanes(di);
+  using V = hn::Vec<decltype(di)>;
+  constexpr int32_t kLo = std::numeric_limits<Q>::min(), kHi = std::numeric_limits<Q>::max();
+  std::vector<Q> in(4 * N + 8), fast(4 * N + 8), generic(4 * N + 8);
+  std::vector<int32_t> r(4 * N), got(4 * N);
+  for (size_t n = 1; n < 4 * N; ++n) {
+    for (auto& x : in) x = static_cast<Q>(static_cast<int32_t>(rng() % 256) + kLo);
+    for (auto& x : r) x = static_cast<int32_t>(rng() % (kHi - kLo + 1)) + kLo;
+    const auto check = [&](const char* what, V r0, V r1, V r2, V r3) {
+      hn::StoreU(r0, di, got.data());
+      hn::StoreU(r1, di, got.data() + N);
+      hn::StoreU(r2, di, got.data() + 2 * N);
+      hn::StoreU(r3, di, got.data() + 3 * N);
+      for (size_t i = 0; i < 4 * N; ++i) {
+        const int32_t want = i < n ? int32_t{in[i]} : 0;
+        f.Expect(got[i] == want, what, i, got[i], want);
+      }
+    };
+    V a0, a1, a2, a3, b0, b1, b2, b3;
+    sk::LoadQ4Partial(di, in.data(), n, a0, a1, a2, a3);
+    check("LoadQ4Partial", a0, a1, a2, a3);
+    sk::LoadQ4PartialGeneric(di, in.data(), n, b0, b1, b2, b3);
+    check("LoadQ4PartialGeneric", b0, b1, b2, b3);
+    const auto v = [&](size_t k) { return hn::LoadU(di, r.data() + k * N); };
+    std::fill(fast.begin(), fast.end(), Q(7));
+    std::fill(generic.begin(), generic.end(), Q(7));
+    sk::StoreQ4Partial(di, v(0), v(1), v(2), v(3), fast.data(), n);
+    sk::StoreQ4PartialGeneric(di, v(0), v(1), v(2), v(3), generic.data(), n);
+    for (size_t i = 0; i < fast.size(); ++i) {
+      const int32_t want = i < n ? r[i] : 7;
+      f.Expect(int32_t{fast[i]} == want, "StoreQ4Partial", i, fast[i], want);
+      f.Expect(int32_t{generic[i]} == want, "StoreQ4PartialGeneric", i, generic[i], want);
+    }
+  }
+}
+
 void CheckStoreBF16Pair(std::mt19937& rng, Failures& f) {
   const hn::ScalableTag<float> df;
   const size_t N = hn::Lanes(df);
@@ -330,6 +372,8 @@ std::string CheckPrimitives(uint32_t seed) {
   CheckStoreQ4<int8_t, true, false, true>(rng, f);
   CheckStoreQ4<uint8_t, true, true, true>(rng, f);
   CheckStoreQ4<int8_t, false, true, false>(rng, f);
+  CheckQ4Partial<uint8_t>(rng, f);
+  CheckQ4Partial<int8_t>(rng, f);
   CheckNearestOrMin(rng, f);
   const hn::ScalableTag<int16_t> d16;
   if constexpr (hn::MaxLanes(d16) >= 8) CheckPackBlocks(d16, rng, f);

@@ -20,6 +20,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include <hwy/highway.h>
@@ -43,6 +44,11 @@ inline constexpr bool kHasBlockPacks = SYNETK_HAS_BLOCK_PACKS;
 // immediate, and faster than by a shared run-time count (vpsraw with an xmm
 // count costs about an extra vector operation).
 inline constexpr bool kFastLaneShifts16 = SYNETK_HAS_AVX512;
+
+// LoadQ4Partial and StoreQ4Partial are one masked load and one masked store
+// (AVX-512), so that a row of one to four vectors of 8-bit elements gains by
+// going as one four-vector step; elsewhere they copy through the stack.
+inline constexpr bool kQ4PartialInRegisters = SYNETK_HAS_AVX512;
 
 // AVX2's one signed pack and qword permute narrow two vectors of fp32 to 16
 // bf16 in order (StoreBF16Pair); elsewhere each vector narrows on its own.
@@ -397,6 +403,66 @@ HWY_INLINE bool StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, h
     return true;
   }
   return StoreQ4Generic<Q, kAdd16, kEvenOdd, kCheck>(di, r0, r1, r2, r3, p, add16);
+}
+
+// ---- LoadQ4Partial / StoreQ4Partial: n < 4*Lanes(di) 8-bit elements -------------
+// LoadQ4Partial: r0..r3 = the n elements of Q at p, widened to int32 in
+// order, zeros past n; nothing past p[n - 1] is read. StoreQ4Partial: r0..r3
+// narrowed as StoreQ4 narrows them (kAdd16 = kEvenOdd = kCheck = false),
+// exactly the first n elements written at p.
+template <typename Q, class DI>
+HWY_INLINE void LoadQ4PartialGeneric(DI di, const Q* HWY_RESTRICT p, size_t n, hn::Vec<DI>& r0,
+                                     hn::Vec<DI>& r1, hn::Vec<DI>& r2, hn::Vec<DI>& r3) {
+  const size_t N = hn::Lanes(di);
+  const hn::Rebind<Q, DI> dq;
+  HWY_ALIGN Q buf[4 * kMaxLanes<int32_t>] = {};
+  std::memcpy(buf, p, n * sizeof(Q));
+  r0 = hn::PromoteTo(di, hn::Load(dq, buf));
+  r1 = hn::PromoteTo(di, hn::Load(dq, buf + N));
+  r2 = hn::PromoteTo(di, hn::Load(dq, buf + 2 * N));
+  r3 = hn::PromoteTo(di, hn::Load(dq, buf + 3 * N));
+}
+
+template <typename Q, class DI>
+HWY_INLINE void StoreQ4PartialGeneric(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2,
+                                      hn::Vec<DI> r3, Q* HWY_RESTRICT p, size_t n) {
+  HWY_ALIGN Q buf[4 * kMaxLanes<int32_t>];
+  StoreQ4<Q>(di, r0, r1, r2, r3, buf);
+  std::memcpy(p, buf, n * sizeof(Q));
+}
+
+template <typename Q, class DI>
+HWY_INLINE void LoadQ4Partial(DI di, const Q* HWY_RESTRICT p, size_t n, hn::Vec<DI>& r0,
+                              hn::Vec<DI>& r1, hn::Vec<DI>& r2, hn::Vec<DI>& r3) {
+#if SYNETK_HAS_AVX512
+  if constexpr (sizeof(Q) == 1 && hn::MaxLanes(DI()) == 16) {
+    const hn::Repartition<Q, DI> d8;  // 4 * Lanes(di) lanes
+    const hn::Half<decltype(d8)> dh;
+    const hn::Half<decltype(dh)> dq;
+    const auto bytes = hn::MaskedLoad(hn::FirstN(d8, n), d8, p);
+    const auto lo = hn::LowerHalf(dh, bytes), hi = hn::UpperHalf(dh, bytes);
+    r0 = hn::PromoteTo(di, hn::LowerHalf(dq, lo));
+    r1 = hn::PromoteTo(di, hn::UpperHalf(dq, lo));
+    r2 = hn::PromoteTo(di, hn::LowerHalf(dq, hi));
+    r3 = hn::PromoteTo(di, hn::UpperHalf(dq, hi));
+    return;
+  }
+#endif
+  LoadQ4PartialGeneric(di, p, n, r0, r1, r2, r3);
+}
+
+template <typename Q, class DI>
+HWY_INLINE void StoreQ4Partial(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2,
+                               hn::Vec<DI> r3, Q* HWY_RESTRICT p, size_t n) {
+#if SYNETK_HAS_AVX512
+  if constexpr (sizeof(Q) == 1 && hn::MaxLanes(DI()) == 16) {
+    const hn::Repartition<Q, DI> d8;
+    const auto bytes = hn::BitCast(d8, NarrowQ4<Q>(di, r0, r1, r2, r3));
+    hn::BlendedStore(bytes, hn::FirstN(d8, n), d8, p);
+    return;
+  }
+#endif
+  StoreQ4PartialGeneric(di, r0, r1, r2, r3, p, n);
 }
 
 }  // namespace HWY_NAMESPACE

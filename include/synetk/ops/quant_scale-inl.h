@@ -232,31 +232,21 @@ HWY_INLINE void ScaleRow(DF df, const uint8_t* src, size_t n, hn::Vec<DF> sc, hn
       return ScaleRowOverlapped<kHasBias, kNaN, kClamp4>(df, src, n, sc, bi, k, q, dst);
     }
   }
-#if SYNETK_HAS_AVX512
-  // A row of more than one vector but less than four (NCHW 7x7 planes):
-  // one masked load of its bytes, four vectors widened from it and one
-  // narrowing, masked store, instead of a single-vector narrowing store per
+  // A row of more than one vector but less than four (NCHW 7x7 planes)
+  // where LoadQ4Partial and StoreQ4Partial are one masked load and store:
+  // one four-vector step instead of a single-vector narrowing store per
   // Lanes bytes and a partial one (bench:
-  // BM_QuantVsSimd/fn:3/C:512/HW:49/nhwc:0). The lanes past n compute on
-  // zeros and are not stored.
-  if (n > N && n < 4 * N) {
-    const D8 d8;
-    const auto m8 = hn::FirstN(d8, n);
-    const auto bytes = hn::MaskedLoad(m8, d8, src);
-    const hn::Half<D8> dh;
-    const hn::Half<hn::Half<D8>> dq;
-    const auto lo = hn::LowerHalf(dh, bytes), hi = hn::UpperHalf(dh, bytes);
-    const auto quarter = [&](hn::Vec<decltype(dq)> b) HWY_ATTR {
-      return ScaleValues<kHasBias, kNaN, kClamp4>(df, hn::PromoteTo(di, b), sc, bi, k, q);
+  // BM_QuantVsSimd/fn:3/C:512/HW:49/nhwc:0 on AVX-512). The lanes past n
+  // compute on zeros and are not stored.
+  if (kQ4PartialInRegisters && n > N && n < 4 * N) {
+    hn::Vec<decltype(di)> r0, r1, r2, r3;
+    LoadQ4Partial(di, src, n, r0, r1, r2, r3);
+    const auto f = [&](hn::Vec<decltype(di)> x) HWY_ATTR {
+      return ScaleValues<kHasBias, kNaN, kClamp4>(df, x, sc, bi, k, q);
     };
-    const auto out = NarrowQ4<uint8_t>(di, quarter(hn::LowerHalf(dq, lo)),
-                                       quarter(hn::UpperHalf(dq, lo)),
-                                       quarter(hn::LowerHalf(dq, hi)),
-                                       quarter(hn::UpperHalf(dq, hi)));
-    hn::BlendedStore(out, m8, d8, dst);
+    StoreQ4Partial(di, f(r0), f(r1), f(r2), f(r3), dst, n);
     return;
   }
-#endif
   for (; s + 4 * N <= n; s += 4 * N) {
     StoreQ4(di, at(s), at(s + N), at(s + 2 * N), at(s + 3 * N), dst + s);
   }
