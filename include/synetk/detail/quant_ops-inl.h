@@ -331,68 +331,63 @@ HWY_INLINE hn::Vec<D8> GatherBlockHalves(D8 d8, hn::Vec<D8> v) {
 // each) and four partial stores. Elsewhere, and for partial vectors, the
 // generic body.
 //
-// NarrowQ4 is its narrowing without the store, for x86 with full vectors
-// (the 4*Lanes(di) bytes in order; no kCheck).
-template <typename Q, bool kAdd16 = false, bool kEvenOdd = false, bool kCheck = false, class DI>
-HWY_INLINE bool StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, hn::Vec<DI> r3,
-                        Q* HWY_RESTRICT p, int16_t add16 = 0);
-
+// NarrowQ4 is its narrowing without the store, for x86 with full vectors:
+// the 4*Lanes(di) bytes in order; with kCheck, *ok tells whether StoreQ4
+// would store them.
 template <typename Q, bool kAdd16 = false, bool kEvenOdd = false, bool kCheck = false, class DI>
 HWY_INLINE hn::Vec<hn::Repartition<uint8_t, DI>> NarrowQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1,
                                                          hn::Vec<DI> r2, hn::Vec<DI> r3,
                                                          int16_t add16 = 0, bool* ok = nullptr) {
   constexpr size_t kN = hn::MaxLanes(DI());
-  {
-    const hn::Repartition<int16_t, DI> d16;
-    const hn::Repartition<uint8_t, DI> d8;
-    auto ab = PackBlocks<int16_t>(di, r0, r1), cd = PackBlocks<int16_t>(di, r2, r3);
-    if constexpr (kCheck) {  // a lane saturated to -32768
-      *ok = hn::AllFalse(d16, hn::Eq(hn::Min(ab, cd), hn::Set(d16, INT16_MIN)));
-    }
-    if constexpr (kAdd16) {
-      ab = hn::SaturatedAdd(ab, hn::Set(d16, add16));
-      cd = hn::SaturatedAdd(cd, hn::Set(d16, add16));
-    }
-    auto bytes = [&]() HWY_ATTR {
-      if constexpr (ElementTraits<Q>::kEncoding == Encoding::kUint8) {
-        return PackBlocks<uint8_t>(d16, ab, cd);
-      } else {
-        return hn::BitCast(d8, PackBlocks<int8_t>(d16, ab, cd));
-      }
-    }();
-    if constexpr (kEvenOdd) {
-      // Block k holds bytes (r0, r1, r2, r3)[4k..4k+3]; element m < 2N is
-      // r0[m/2] (even m) or r1[m/2], element 2N + m likewise in r2 or r3.
-      alignas(64) static constexpr std::array<uint8_t, 4 * kN> kOrder = [] {
-        std::array<uint8_t, 4 * kN> order{};
-        for (size_t m = 0; m < 4 * kN; ++m) {
-          const size_t half = m / (2 * kN), j = m % (2 * kN) / 2;  // r0/r1 or r2/r3, the lane
-          order[m] = static_cast<uint8_t>(16 * (j / 4) + 8 * half + 4 * (m % 2) + j % 4);
-        }
-        return order;
-      }();
-      bytes = PermuteBytes(d8, bytes, hn::Load(d8, kOrder.data()));
-    } else if constexpr (kN > 4) {
-      // Block k holds dwords (r0, r1, r2, r3)[4k..4k+3]: gather them in order.
-      const hn::Repartition<uint32_t, DI> du32;
-      alignas(64) static constexpr std::array<uint32_t, kN> kOrder = [] {
-        std::array<uint32_t, kN> order{};
-        for (size_t j = 0; j < kN; ++j) {
-          order[j] = static_cast<uint32_t>(4 * (j % (kN / 4)) + j / (kN / 4));
-        }
-        return order;
-      }();
-      const auto dwords = hn::BitCast(du32, bytes);
-      const auto order = hn::SetTableIndices(du32, kOrder.data());
-      bytes = hn::BitCast(d8, hn::TableLookupLanes(dwords, order));
-    }
-    return bytes;
+  const hn::Repartition<int16_t, DI> d16;
+  const hn::Repartition<uint8_t, DI> d8;
+  auto ab = PackBlocks<int16_t>(di, r0, r1), cd = PackBlocks<int16_t>(di, r2, r3);
+  if constexpr (kCheck) {  // a lane saturated to -32768
+    *ok = hn::AllFalse(d16, hn::Eq(hn::Min(ab, cd), hn::Set(d16, INT16_MIN)));
   }
+  if constexpr (kAdd16) {
+    ab = hn::SaturatedAdd(ab, hn::Set(d16, add16));
+    cd = hn::SaturatedAdd(cd, hn::Set(d16, add16));
+  }
+  auto bytes = [&]() HWY_ATTR {
+    if constexpr (ElementTraits<Q>::kEncoding == Encoding::kUint8) {
+      return PackBlocks<uint8_t>(d16, ab, cd);
+    } else {
+      return hn::BitCast(d8, PackBlocks<int8_t>(d16, ab, cd));
+    }
+  }();
+  if constexpr (kEvenOdd) {
+    // Block k holds bytes (r0, r1, r2, r3)[4k..4k+3]; element m < 2N is
+    // r0[m/2] (even m) or r1[m/2], element 2N + m likewise in r2 or r3.
+    alignas(64) static constexpr std::array<uint8_t, 4 * kN> kOrder = [] {
+      std::array<uint8_t, 4 * kN> order{};
+      for (size_t m = 0; m < 4 * kN; ++m) {
+        const size_t half = m / (2 * kN), j = m % (2 * kN) / 2;  // r0/r1 or r2/r3, the lane
+        order[m] = static_cast<uint8_t>(16 * (j / 4) + 8 * half + 4 * (m % 2) + j % 4);
+      }
+      return order;
+    }();
+    bytes = PermuteBytes(d8, bytes, hn::Load(d8, kOrder.data()));
+  } else if constexpr (kN > 4) {
+    // Block k holds dwords (r0, r1, r2, r3)[4k..4k+3]: gather them in order.
+    const hn::Repartition<uint32_t, DI> du32;
+    alignas(64) static constexpr std::array<uint32_t, kN> kOrder = [] {
+      std::array<uint32_t, kN> order{};
+      for (size_t j = 0; j < kN; ++j) {
+        order[j] = static_cast<uint32_t>(4 * (j % (kN / 4)) + j / (kN / 4));
+      }
+      return order;
+    }();
+    const auto dwords = hn::BitCast(du32, bytes);
+    const auto order = hn::SetTableIndices(du32, kOrder.data());
+    bytes = hn::BitCast(d8, hn::TableLookupLanes(dwords, order));
+  }
+  return bytes;
 }
 
-template <typename Q, bool kAdd16, bool kEvenOdd, bool kCheck, class DI>
+template <typename Q, bool kAdd16 = false, bool kEvenOdd = false, bool kCheck = false, class DI>
 HWY_INLINE bool StoreQ4(DI di, hn::Vec<DI> r0, hn::Vec<DI> r1, hn::Vec<DI> r2, hn::Vec<DI> r3,
-                        Q* HWY_RESTRICT p, int16_t add16) {
+                        Q* HWY_RESTRICT p, int16_t add16 = 0) {
   constexpr size_t kN = hn::MaxLanes(DI());
   constexpr bool kFull = !HWY_HAVE_SCALABLE && kN * sizeof(int32_t) == HWY_MAX_BYTES;
   if constexpr (kHasBlockPacks && kFull && kN >= 4 && (!kEvenOdd || SYNETK_HAS_VBMI_PERMUTE)) {

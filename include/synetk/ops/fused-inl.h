@@ -978,7 +978,8 @@ HWY_INLINE void Fused9(DF df, const detail::FusedArgs<T>& a) {
   if constexpr (!std::is_same_v<Format, Nhwc>) {
     return Fused9Nchw<Format, kPlain>(df, a, stream);
   } else {
-    switch (detail::PlanFused9Nhwc(a.channels, a.channels1, a.cached, Fused9CapsOf<T>(df, a.intel))) {
+    const detail::Fused9Caps caps = Fused9CapsOf<T>(df, a.intel);
+    switch (detail::PlanFused9Nhwc(a.channels, a.channels1, a.cached, caps)) {
       case Fused9Path::kInRegisters:
         if constexpr (SYNETK_HAS_MULTI_LANE) {
           const bool ran = Fused9InRegisters<kPlain>(df, a);  // (its shapes: always)

@@ -242,7 +242,9 @@ template <class DF>
 HWY_INLINE float MaxFiniteAbs(DF df, const float* HWY_RESTRICT v, size_t n) {
   using V = hn::Vec<DF>;
   const size_t N = hn::Lanes(df);
-  const auto finiteAbs = [](V x) HWY_ATTR { return hn::IfThenElseZero(hn::IsFinite(x), hn::Abs(x)); };
+  const auto finiteAbs = [](V x) HWY_ATTR {
+    return hn::IfThenElseZero(hn::IsFinite(x), hn::Abs(x));
+  };
   V m0 = hn::Zero(df), m1 = hn::Zero(df);
   size_t i = 0;
   for (; i + 2 * N <= n; i += 2 * N) {
@@ -642,7 +644,9 @@ HWY_INLINE void NormalizeNhwcGroups(DF df, const detail::NormalizeArgs<T>& a,
         const size_t k = s - s0;
         // The next group's pixel k (never one this group writes: dst is src
         // or does not overlap it).
-        if (kAhead && s1 + k < nextEnd) NhwcPixelStats<kVersion>(df, a, src + (s1 + k) * C, next, k);
+        if (kAhead && s1 + k < nextEnd) {
+          NhwcPixelStats<kVersion>(df, a, src + (s1 + k) * C, next, k);
+        }
         const T* row = src + s * C;
         T* out = dst + s * C;
         // By value, no vector captured (see fused-inl.h): through references
@@ -895,8 +899,8 @@ HWY_INLINE void NormalizeV3(DF df, const detail::NormalizeArgs<T>& a,
 // the target has them (vector(dd, dh, c): the same expression on lanes
 // c.. promoted from fp32 through dh), each lane cast to fp32 as the scalar
 // expression is (DemoteTo may saturate where a cast gives inf); each(c)
-// follows k[c], in channel order. NormalizeV4's square roots and divisions:
-// the divider, not the rows, bounds V4 on short rows (bench:
+// follows k[c], in channel order. NormalizeV4's divisions: the divider, not
+// the rows, bounds V4 on short rows (bench:
 // BM_NormalizeVsSimd/version:4/C:512/HW:49), and one vector instruction
 // serves several channels with the same results.
 template <class Vector, class Scalar, class Each>
@@ -923,15 +927,18 @@ HWY_INLINE void NormInDouble(float* HWY_RESTRICT k, size_t C, const Vector& vect
 }
 
 // NormalizeV4's norms from the channels' sums of squares in k (fp32):
-// k[c] = float(sqrt(double(k[c]))), returning their sum in channel order.
-HWY_INLINE double NormV4Norms(float* HWY_RESTRICT k, size_t C) {
+// k[c] = sqrt(k[c]) in fp32, a vector of channels at a time, returning their
+// sum in double, in channel order. An fp32 square root is
+// float(sqrt(double(x))) exactly: a double rounding of sqrt from 53 to 24
+// bits is innocuous (53 >= 2 * 24 + 2).
+template <class DF>
+HWY_INLINE double NormV4Norms(DF df, float* HWY_RESTRICT k, size_t C) {
+  const size_t N = hn::Lanes(df);
+  size_t c = 0;
+  for (; c + N <= C; c += N) hn::StoreU(hn::Sqrt(hn::LoadU(df, k + c)), df, k + c);
+  for (; c < C; ++c) k[c] = std::sqrt(k[c]);
   double sum = 0.0;
-  NormInDouble(
-      k, C,
-      [&](auto dd, auto dh, size_t c) HWY_ATTR {
-        return hn::Sqrt(hn::PromoteTo(dd, hn::LoadU(dh, k + c)));
-      },
-      [&](size_t c) { return std::sqrt(double(k[c])); }, [&](size_t c) { sum += k[c]; });
+  for (c = 0; c < C; ++c) sum += k[c];
   return sum;
 }
 
@@ -967,9 +974,8 @@ HWY_INLINE void NormalizeV4(DF df, const detail::NormalizeArgs<T>& a,
       // Each norm and the running sum right after its row's reduction, so
       // that the sum's serial chain and the square roots overlap the next
       // rows' loads instead of following them all (bench:
-      // BM_NormalizeVsSimd/version:4/C:512/HW:49/nhwc:0). sqrt in fp32 is
-      // float(sqrt(double(x))) exactly: a double rounding of sqrt from 53 to
-      // 24 bits is innocuous (53 >= 2 * 24 + 2).
+      // BM_NormalizeVsSimd/version:4/C:512/HW:49/nhwc:0). fp32 square roots,
+      // as NormV4Norms takes them.
       const V zero = hn::Zero(df);
       for (size_t c = 0; c < C; ++c) {
         k[c] = std::sqrt(hn::GetLane(RowSumVec<1>(df, src + c * S, S, zero)));
@@ -983,7 +989,7 @@ HWY_INLINE void NormalizeV4(DF df, const detail::NormalizeArgs<T>& a,
     }
   } else {
     ColumnSquares(df, src, C, S, k, k + C);
-    sum = NormV4Norms(k, C);
+    sum = NormV4Norms(df, k, C);
   }
   NormV4Factors(k, a.scale, C, sum / static_cast<double>(C) + a.eps);
   if constexpr (std::is_same_v<Format, Nchw>) {

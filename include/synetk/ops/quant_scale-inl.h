@@ -222,9 +222,10 @@ HWY_INLINE void ScaleRow(DF df, const uint8_t* src, size_t n, hn::Vec<DF> sc, hn
                          ScaleParams k, QuantizeParams q, uint8_t* dst) {
   const hn::RebindToSigned<DF> di;
   const size_t N = hn::Lanes(df);
-  const auto at = [&](size_t s) HWY_ATTR {
-    return ScaleValues<kHasBias, kNaN, kClamp4>(df, LoadQ(di, src + s), sc, bi, k, q);
+  const auto scaled = [&](hn::Vec<decltype(di)> x) HWY_ATTR {
+    return ScaleValues<kHasBias, kNaN, kClamp4>(df, x, sc, bi, k, q);
   };
+  const auto at = [&](size_t s) HWY_ATTR { return scaled(LoadQ(di, src + s)); };
   size_t s = 0;
   using D8 = hn::Repartition<uint8_t, DF>;  // 4 * N lanes
   if constexpr (SYNETK_HAS_MULTI_LANE && hn::MaxLanes(D8()) == 4 * hn::MaxLanes(DF())) {
@@ -241,10 +242,7 @@ HWY_INLINE void ScaleRow(DF df, const uint8_t* src, size_t n, hn::Vec<DF> sc, hn
   if (kQ4PartialInRegisters && n > N && n < 4 * N) {
     hn::Vec<decltype(di)> r0, r1, r2, r3;
     LoadQ4Partial(di, src, n, r0, r1, r2, r3);
-    const auto f = [&](hn::Vec<decltype(di)> x) HWY_ATTR {
-      return ScaleValues<kHasBias, kNaN, kClamp4>(df, x, sc, bi, k, q);
-    };
-    StoreQ4Partial(di, f(r0), f(r1), f(r2), f(r3), dst, n);
+    StoreQ4Partial(di, scaled(r0), scaled(r1), scaled(r2), scaled(r3), dst, n);
     return;
   }
   for (; s + 4 * N <= n; s += 4 * N) {
